@@ -1,0 +1,3 @@
+//! The FMI layer of every hydraulic-circuit FMU.
+pub mod linalg;
+pub mod solver;

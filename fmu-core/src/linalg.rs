@@ -1,0 +1,90 @@
+//! In-place LU factorization with partial pivoting for fixed-size matrices.
+//!
+//! nalgebra's own `lu()` needs `Const<N>: DimMin` (a typenum bound) for a
+//! generic `N`, which would leak into every generic FMI function; this small
+//! factorization works for any `const N` and allocates nothing.
+
+use nalgebra::{SMatrix, SVector};
+
+/// An LU factorization `P A = L U` stored in one matrix, with the row
+/// permutation.
+#[derive(Debug, Clone, Copy)]
+pub struct Lu<const N: usize> {
+    lu: SMatrix<f64, N, N>,
+    perm: [usize; N],
+}
+
+impl<const N: usize> Lu<N> {
+    /// Factorizes `a`; `None` when a pivot is zero or not finite (singular).
+    pub fn new(mut a: SMatrix<f64, N, N>) -> Option<Self> {
+        let mut perm = [0usize; N];
+        for (i, p) in perm.iter_mut().enumerate() {
+            *p = i;
+        }
+        for k in 0..N {
+            let mut pivot_row = k;
+            let mut pivot_abs = a[(k, k)].abs();
+            for r in (k + 1)..N {
+                if a[(r, k)].abs() > pivot_abs {
+                    pivot_abs = a[(r, k)].abs();
+                    pivot_row = r;
+                }
+            }
+            if pivot_abs == 0.0 || !pivot_abs.is_finite() {
+                return None;
+            }
+            if pivot_row != k {
+                a.swap_rows(k, pivot_row);
+                perm.swap(k, pivot_row);
+            }
+            let pivot = a[(k, k)];
+            for r in (k + 1)..N {
+                let factor = a[(r, k)] / pivot;
+                a[(r, k)] = factor;
+                for c in (k + 1)..N {
+                    a[(r, c)] -= factor * a[(k, c)];
+                }
+            }
+        }
+        Some(Lu { lu: a, perm })
+    }
+
+    /// Solves `A x = b`.
+    pub fn solve(&self, b: &SVector<f64, N>) -> SVector<f64, N> {
+        let mut x = SVector::<f64, N>::from_fn(|i, _| b[self.perm[i]]);
+        for i in 0..N {
+            for j in 0..i {
+                x[i] -= self.lu[(i, j)] * x[j];
+            }
+        }
+        for i in (0..N).rev() {
+            for j in (i + 1)..N {
+                x[i] -= self.lu[(i, j)] * x[j];
+            }
+            x[i] /= self.lu[(i, i)];
+        }
+        x
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Matrix3, Vector3};
+
+    #[test]
+    fn solves_a_system_that_needs_pivoting() {
+        let a = Matrix3::new(0.0, 2.0, 1.0, 1e-3, 1.0, 4.0, 3.0, -1.0, 0.5);
+        let x = Vector3::new(1.0, -2.0, 0.25);
+        let b = a * x;
+        let lu = Lu::new(a).unwrap();
+        assert!((lu.solve(&b) - x).norm() < 1e-12);
+    }
+
+    #[test]
+    fn singular_matrix_is_detected() {
+        let a = Matrix3::new(1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 1.0);
+        assert!(Lu::new(a).is_none());
+        assert!(Lu::new(Matrix3::from_element(f64::NAN)).is_none());
+    }
+}

@@ -1,0 +1,714 @@
+//! Integrators every model steps with inside `doStep`.
+//!
+//! * [`Method::Rodas3`]: a 4-stage L-stable, stiffly accurate Rosenbrock
+//!   method of order 3 with an embedded order-2 solution (Sandu et al. 1997,
+//!   "Benchmarking stiff ODE solvers for atmospheric chemistry II"), with
+//!   adaptive substeps, the model's analytic Jacobian and fixed-size
+//!   `nalgebra` matrices (no heap allocation).
+//! * [`Method::ExplicitEuler`] and [`Method::Rk4`]: fixed-step explicit
+//!   baselines, how the seed papers integrated.
+//!
+//! The system is autonomous within one communication step: inputs are held
+//! constant by the co-simulation master between communication points.
+
+use crate::linalg::Lu;
+use nalgebra::{SMatrix, SVector};
+
+/// A system of ordinary differential equations `dx/dt = f(x)` with its
+/// Jacobian, as the integrators see a model.
+pub trait OdeSystem<const N: usize> {
+    /// The right-hand side `f(x)` (state units per second).
+    fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N>;
+    /// The Jacobian `df/dx` at `x` (analytic).
+    fn jacobian(&self, x: &SVector<f64, N>) -> SMatrix<f64, N, N>;
+    /// Nominal magnitude of each state (its SI unit); the absolute tolerance
+    /// is `atol * nominal`.
+    fn nominal(&self) -> SVector<f64, N> {
+        SVector::repeat(1.0)
+    }
+}
+
+/// Integration method, selectable as the FMU parameter `solver`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Adaptive, L-stable Rosenbrock method of order 3 (default).
+    Rodas3,
+    /// Explicit Euler at the fixed step `explicit_step`.
+    ExplicitEuler,
+    /// Classical 4th-order Runge-Kutta at the fixed step `explicit_step`.
+    Rk4,
+}
+
+impl Method {
+    /// The integer code used by the FMU parameter `solver`.
+    pub fn code(self) -> i32 {
+        match self {
+            Method::Rodas3 => 1,
+            Method::ExplicitEuler => 2,
+            Method::Rk4 => 3,
+        }
+    }
+
+    /// The method for an integer code of the FMU parameter `solver`.
+    pub fn from_code(code: i32) -> Option<Self> {
+        match code {
+            1 => Some(Method::Rodas3),
+            2 => Some(Method::ExplicitEuler),
+            3 => Some(Method::Rk4),
+            _ => None,
+        }
+    }
+
+    /// A short human name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Rodas3 => "Rodas3 (adaptive, implicit)",
+            Method::ExplicitEuler => "explicit Euler (fixed step)",
+            Method::Rk4 => "RK4 (fixed step)",
+        }
+    }
+}
+
+/// Settings of the integrator, exposed as FMU parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolverSettings {
+    /// Integration method.
+    pub method: Method,
+    /// Relative tolerance of the adaptive method (1).
+    pub rtol: f64,
+    /// Absolute tolerance, relative to each state's nominal value (1).
+    pub atol: f64,
+    /// Maximum number of substeps (accepted and rejected) per communication step.
+    pub max_substeps: u32,
+    /// Fixed step of the explicit methods (s).
+    pub explicit_step: f64,
+}
+
+impl Default for SolverSettings {
+    fn default() -> Self {
+        SolverSettings {
+            method: Method::Rodas3,
+            rtol: 1e-6,
+            atol: 1e-6,
+            max_substeps: 100_000,
+            explicit_step: 1e-4,
+        }
+    }
+}
+
+/// What the integrator carries from one communication step to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Carried {
+    /// Proposed size of the next substep (s); 0 means "estimate one".
+    pub h: f64,
+}
+
+/// Work counters of the integrator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    /// Right-hand-side evaluations.
+    pub rhs_evals: u64,
+    /// Jacobian evaluations.
+    pub jacobian_evals: u64,
+    /// LU factorizations.
+    pub factorizations: u64,
+    /// Accepted substeps.
+    pub accepted: u64,
+    /// Rejected substeps.
+    pub rejected: u64,
+}
+
+/// Why an integration failed. Times are relative to the start of the
+/// communication step, in s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SolverError {
+    /// The step size controller went below the smallest step it may take.
+    StepSizeTooSmall {
+        /// Time reached.
+        t: f64,
+        /// Step size asked for (s).
+        h: f64,
+    },
+    /// More substeps than `max_substeps` were needed.
+    TooManySubsteps {
+        /// Time reached.
+        t: f64,
+        /// The limit in force.
+        limit: u32,
+    },
+    /// The state became NaN or infinite (explicit methods).
+    NotFinite {
+        /// Time reached.
+        t: f64,
+    },
+}
+
+impl std::fmt::Display for SolverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SolverError::StepSizeTooSmall { t, h } => write!(
+                f,
+                "step size {h:e} s too small at {t:e} s into the communication step \
+                 (the equations may be singular or the tolerances too tight)"
+            ),
+            SolverError::TooManySubsteps { t, limit } => write!(
+                f,
+                "more than max_substeps = {limit} substeps needed; stopped at {t:e} s \
+                 into the communication step (raise max_substeps or shorten the step)"
+            ),
+            SolverError::NotFinite { t } => write!(
+                f,
+                "the state became NaN or infinite at {t:e} s into the communication step \
+                 (an explicit method beyond its stability limit?)"
+            ),
+        }
+    }
+}
+
+/// Advances `x` by `duration` seconds with the method of `settings`.
+///
+/// On error `x` may hold a partial result: the caller keeps its own copy of
+/// the last good state. No heap allocation happens here.
+pub fn advance<S: OdeSystem<N>, const N: usize>(
+    sys: &S,
+    x: &mut SVector<f64, N>,
+    duration: f64,
+    settings: &SolverSettings,
+    carried: &mut Carried,
+    stats: &mut Stats,
+) -> Result<(), SolverError> {
+    match settings.method {
+        Method::Rodas3 => rodas3_adaptive(sys, x, duration, settings, carried, stats),
+        Method::ExplicitEuler | Method::Rk4 => explicit_fixed(sys, x, duration, settings, stats),
+    }
+}
+
+/// Explicit fixed-step integration: `n = ceil(duration / explicit_step)`
+/// equal steps.
+fn explicit_fixed<S: OdeSystem<N>, const N: usize>(
+    sys: &S,
+    x: &mut SVector<f64, N>,
+    duration: f64,
+    settings: &SolverSettings,
+    stats: &mut Stats,
+) -> Result<(), SolverError> {
+    let n = (duration / settings.explicit_step * (1.0 - 1e-12))
+        .ceil()
+        .max(1.0);
+    if n > f64::from(settings.max_substeps) {
+        return Err(SolverError::TooManySubsteps {
+            t: 0.0,
+            limit: settings.max_substeps,
+        });
+    }
+    let n = n as u64;
+    let h = duration / n as f64;
+    for i in 0..n {
+        match settings.method {
+            Method::ExplicitEuler => {
+                *x += sys.rhs(x) * h;
+                stats.rhs_evals += 1;
+            }
+            _ => {
+                let k1 = sys.rhs(x);
+                let k2 = sys.rhs(&(*x + k1 * (0.5 * h)));
+                let k3 = sys.rhs(&(*x + k2 * (0.5 * h)));
+                let k4 = sys.rhs(&(*x + k3 * h));
+                *x += (k1 + (k2 + k3) * 2.0 + k4) * (h / 6.0);
+                stats.rhs_evals += 4;
+            }
+        }
+        stats.accepted += 1;
+        if !x.iter().all(|v| v.is_finite()) {
+            return Err(SolverError::NotFinite {
+                t: (i + 1) as f64 * h,
+            });
+        }
+    }
+    Ok(())
+}
+
+// Rodas3 coefficients in the form
+//   (1/(h*GAMMA) I - J) k_i = f(x + sum_j A[i][j] k_j) + sum_j C[i][j]/h k_j,
+//   x_new = x + sum_i M[i] k_i,   error = sum_i E[i] k_i.
+const GAMMA: f64 = 0.5;
+const A: [[f64; 3]; 4] = [
+    [0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0],
+    [2.0, 0.0, 0.0],
+    [2.0, 0.0, 1.0],
+];
+const C: [[f64; 3]; 4] = [
+    [0.0, 0.0, 0.0],
+    [4.0, 0.0, 0.0],
+    [1.0, -1.0, 0.0],
+    [1.0, -1.0, -8.0 / 3.0],
+];
+const M: [f64; 4] = [2.0, 0.0, 1.0, 1.0];
+const E: [f64; 4] = [0.0, 0.0, 0.0, 1.0];
+/// Stage 2 reuses the right-hand side of stage 1 (its A row is zero).
+const NEW_F: [bool; 4] = [true, false, true, true];
+/// Order of the embedded error estimate plus one, for the step controller.
+const ERROR_ORDER: f64 = 3.0;
+
+/// One Rodas3 step of size `h` from `x`. Returns the new state and the
+/// embedded error vector, or `None` when the iteration matrix is singular or
+/// the result is not finite.
+fn rodas3_step<S: OdeSystem<N>, const N: usize>(
+    sys: &S,
+    x: &SVector<f64, N>,
+    h: f64,
+    stats: &mut Stats,
+) -> Option<(SVector<f64, N>, SVector<f64, N>)> {
+    let jac = sys.jacobian(x);
+    stats.jacobian_evals += 1;
+    let mut g = -jac;
+    for i in 0..N {
+        g[(i, i)] += 1.0 / (h * GAMMA);
+    }
+    let lu = Lu::new(g)?;
+    stats.factorizations += 1;
+    let mut k = [SVector::<f64, N>::zeros(); 4];
+    let mut f = SVector::<f64, N>::zeros();
+    for s in 0..4 {
+        if NEW_F[s] {
+            let mut xs = *x;
+            for j in 0..s {
+                if A[s][j] != 0.0 {
+                    xs += k[j] * A[s][j];
+                }
+            }
+            f = sys.rhs(&xs);
+            stats.rhs_evals += 1;
+        }
+        let mut rhs = f;
+        for j in 0..s {
+            if C[s][j] != 0.0 {
+                rhs += k[j] * (C[s][j] / h);
+            }
+        }
+        k[s] = lu.solve(&rhs);
+    }
+    let mut x_new = *x;
+    let mut err = SVector::<f64, N>::zeros();
+    for s in 0..4 {
+        if M[s] != 0.0 {
+            x_new += k[s] * M[s];
+        }
+        if E[s] != 0.0 {
+            err += k[s] * E[s];
+        }
+    }
+    if x_new.iter().chain(err.iter()).all(|v| v.is_finite()) {
+        Some((x_new, err))
+    } else {
+        None
+    }
+}
+
+/// Takes `n` Rodas3 steps of the fixed size `h` (no error control): for
+/// convergence and stability tests.
+pub fn rodas3_fixed<S: OdeSystem<N>, const N: usize>(
+    sys: &S,
+    x: &mut SVector<f64, N>,
+    h: f64,
+    n: usize,
+    stats: &mut Stats,
+) -> bool {
+    for _ in 0..n {
+        match rodas3_step(sys, x, h, stats) {
+            Some((x_new, _)) => *x = x_new,
+            None => return false,
+        }
+        stats.accepted += 1;
+    }
+    true
+}
+
+/// Weighted RMS norm of an error vector, with the scale
+/// `atol * nominal + rtol * max(|x|, |x_new|)` per component.
+fn error_norm<const N: usize>(
+    err: &SVector<f64, N>,
+    x: &SVector<f64, N>,
+    x_new: &SVector<f64, N>,
+    nominal: &SVector<f64, N>,
+    settings: &SolverSettings,
+) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..N {
+        let scale =
+            settings.atol * nominal[i].abs() + settings.rtol * x[i].abs().max(x_new[i].abs());
+        let r = err[i] / scale;
+        sum += r * r;
+    }
+    (sum / N as f64).sqrt()
+}
+
+/// A first substep guess from the size of the state and its derivative.
+fn initial_step<S: OdeSystem<N>, const N: usize>(
+    sys: &S,
+    x: &SVector<f64, N>,
+    duration: f64,
+    settings: &SolverSettings,
+    stats: &mut Stats,
+) -> f64 {
+    let nominal = sys.nominal();
+    let f = sys.rhs(x);
+    stats.rhs_evals += 1;
+    let mut d0 = 0.0;
+    let mut d1 = 0.0;
+    for i in 0..N {
+        let scale = settings.atol * nominal[i].abs() + settings.rtol * x[i].abs();
+        d0 += (x[i] / scale).powi(2);
+        d1 += (f[i] / scale).powi(2);
+    }
+    let (d0, d1) = ((d0 / N as f64).sqrt(), (d1 / N as f64).sqrt());
+    let h = if d0 < 1e-5 || d1 < 1e-5 {
+        1e-6
+    } else {
+        0.01 * d0 / d1
+    };
+    h.min(duration).max(duration * 1e-9)
+}
+
+fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
+    sys: &S,
+    x: &mut SVector<f64, N>,
+    duration: f64,
+    settings: &SolverSettings,
+    carried: &mut Carried,
+    stats: &mut Stats,
+) -> Result<(), SolverError> {
+    let nominal = sys.nominal();
+    let h_min = (duration * 1e-12).max(1e-15);
+    let mut h = if carried.h > 0.0 && carried.h.is_finite() {
+        carried.h
+    } else {
+        initial_step(sys, x, duration, settings, stats)
+    };
+    let mut t = 0.0;
+    let mut substeps: u32 = 0;
+    let mut rejected_last = false;
+    while t < duration {
+        if substeps >= settings.max_substeps {
+            carried.h = h;
+            return Err(SolverError::TooManySubsteps {
+                t,
+                limit: settings.max_substeps,
+            });
+        }
+        substeps += 1;
+        let remaining = duration - t;
+        // Land exactly on the communication point; avoid a sliver of a last step.
+        let last = h * 1.01 >= remaining;
+        let h_try = if last {
+            remaining
+        } else if 2.0 * h > remaining {
+            0.5 * remaining
+        } else {
+            h
+        };
+        let outcome = rodas3_step(sys, x, h_try, stats).map(|(x_new, err)| {
+            let e = error_norm(&err, x, &x_new, &nominal, settings);
+            (x_new, e)
+        });
+        match outcome {
+            Some((x_new, e)) if e <= 1.0 => {
+                *x = x_new;
+                stats.accepted += 1;
+                t = if last { duration } else { t + h_try };
+                let max_growth = if rejected_last { 1.0 } else { 5.0 };
+                let factor = (0.9 * e.max(1e-10).powf(-1.0 / ERROR_ORDER)).clamp(0.2, max_growth);
+                let h_next = h_try * factor;
+                // A truncated last step says little about the step the
+                // solution allows: keep the larger proposal.
+                h = if last && h_try < h {
+                    h.max(h_next)
+                } else {
+                    h_next
+                };
+                rejected_last = false;
+            }
+            Some((_, e)) if e.is_finite() => {
+                stats.rejected += 1;
+                h = h_try * (0.9 * e.powf(-1.0 / ERROR_ORDER)).clamp(0.1, 0.9);
+                rejected_last = true;
+            }
+            _ => {
+                // Singular iteration matrix or non-finite result: cut hard.
+                stats.rejected += 1;
+                h = h_try * 0.25;
+                rejected_last = true;
+            }
+        }
+        if h < h_min {
+            carried.h = 0.0;
+            return Err(SolverError::StepSizeTooSmall { t, h });
+        }
+    }
+    carried.h = h;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Matrix3, Vector2, Vector3};
+
+    /// Harmonic oscillator x'' = -x: exact solution (cos t, -sin t).
+    struct Oscillator;
+    impl OdeSystem<2> for Oscillator {
+        fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
+            Vector2::new(x[1], -x[0])
+        }
+        fn jacobian(&self, _x: &Vector2<f64>) -> SMatrix<f64, 2, 2> {
+            SMatrix::<f64, 2, 2>::new(0.0, 1.0, -1.0, 0.0)
+        }
+    }
+
+    /// Nonlinear scalar-like problem: x0' = -x0^2 (x0 = 1/(1+t)), x1' = -x1 (x1 = e^-t).
+    struct Decay;
+    impl OdeSystem<2> for Decay {
+        fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
+            Vector2::new(-x[0] * x[0], -x[1])
+        }
+        fn jacobian(&self, x: &Vector2<f64>) -> SMatrix<f64, 2, 2> {
+            SMatrix::<f64, 2, 2>::new(-2.0 * x[0], 0.0, 0.0, -1.0)
+        }
+    }
+
+    fn error_fixed(method: Method, h: f64, t_end: f64) -> f64 {
+        let n = (t_end / h).round() as usize;
+        let mut x = Vector2::new(1.0, 1.0);
+        let mut stats = Stats::default();
+        match method {
+            Method::Rodas3 => assert!(rodas3_fixed(&Decay, &mut x, h, n, &mut stats)),
+            _ => {
+                let settings = SolverSettings {
+                    method,
+                    explicit_step: h,
+                    max_substeps: u32::MAX,
+                    ..Default::default()
+                };
+                explicit_fixed(&Decay, &mut x, t_end, &settings, &mut stats).unwrap();
+            }
+        }
+        let exact = Vector2::new(1.0 / (1.0 + t_end), (-t_end).exp());
+        (x - exact).norm()
+    }
+
+    fn observed_order(method: Method) -> f64 {
+        let e1 = error_fixed(method, 0.02, 2.0);
+        let e2 = error_fixed(method, 0.01, 2.0);
+        (e1 / e2).log2()
+    }
+
+    #[test]
+    fn observed_orders_of_convergence() {
+        let rodas = observed_order(Method::Rodas3);
+        let euler = observed_order(Method::ExplicitEuler);
+        let rk4 = observed_order(Method::Rk4);
+        assert!((rodas - 3.0).abs() < 0.15, "Rodas3 order {rodas}");
+        assert!((euler - 1.0).abs() < 0.1, "Euler order {euler}");
+        assert!((rk4 - 4.0).abs() < 0.15, "RK4 order {rk4}");
+    }
+
+    #[test]
+    fn rodas3_order_on_oscillator() {
+        let run = |h: f64| {
+            let mut x = Vector2::new(1.0, 0.0);
+            let mut stats = Stats::default();
+            let n = (1.0_f64 / h).round() as usize;
+            assert!(rodas3_fixed(&Oscillator, &mut x, h, n, &mut stats));
+            (x - Vector2::new(1f64.cos(), -1f64.sin())).norm()
+        };
+        let order = (run(0.05) / run(0.025)).log2();
+        assert!((order - 3.0).abs() < 0.15, "order {order}");
+    }
+
+    /// A linear system with eigenvalues -1, -1e3 and -1e7, coupled by a
+    /// similarity transform so that no component decouples.
+    struct StiffLinear {
+        a: Matrix3<f64>,
+        t: Matrix3<f64>,
+        t_inv: Matrix3<f64>,
+    }
+    const LAMBDA: [f64; 3] = [-1.0, -1e3, -1e7];
+    impl StiffLinear {
+        fn new() -> Self {
+            let t = Matrix3::new(1.0, 0.5, 0.2, 0.3, 1.0, 0.4, 0.1, 0.6, 1.0);
+            let t_inv = t.try_inverse().unwrap();
+            let d = Matrix3::from_diagonal(&Vector3::from(LAMBDA));
+            StiffLinear {
+                a: t * d * t_inv,
+                t,
+                t_inv,
+            }
+        }
+        fn exact(&self, x0: &Vector3<f64>, time: f64) -> Vector3<f64> {
+            let z0 = self.t_inv * x0;
+            let z = Vector3::from_fn(|i, _| z0[i] * (LAMBDA[i] * time).exp());
+            self.t * z
+        }
+    }
+    impl OdeSystem<3> for StiffLinear {
+        fn rhs(&self, x: &Vector3<f64>) -> Vector3<f64> {
+            self.a * x
+        }
+        fn jacobian(&self, _x: &Vector3<f64>) -> Matrix3<f64> {
+            self.a
+        }
+    }
+
+    #[test]
+    fn stiff_problem_stable_at_ten_thousand_times_the_explicit_limit() {
+        let sys = StiffLinear::new();
+        let explicit_limit = 2.0 / 1e7; // explicit Euler, largest eigenvalue
+        let h = explicit_limit * 1e4; // 2 ms
+        let x0 = Vector3::new(1.0, -2.0, 3.0);
+        let mut x = x0;
+        let mut stats = Stats::default();
+        let n = (1.0_f64 / h).round() as usize;
+        assert!(rodas3_fixed(&sys, &mut x, h, n, &mut stats));
+        let exact = sys.exact(&x0, n as f64 * h);
+        let rel = (x - exact).norm() / exact.norm();
+        assert!(rel < 1e-6, "relative error {rel}");
+
+        // An explicit method at the same step blows up.
+        let settings = SolverSettings {
+            method: Method::ExplicitEuler,
+            explicit_step: h,
+            ..Default::default()
+        };
+        let mut y = x0;
+        let r = explicit_fixed(&sys, &mut y, 1.0, &settings, &mut Stats::default());
+        assert!(
+            r.is_err() || y.norm() > 1e100,
+            "explicit Euler did not blow up"
+        );
+    }
+
+    #[test]
+    fn adaptive_stiff_problem_meets_tolerance_with_few_steps() {
+        let sys = StiffLinear::new();
+        let x0 = Vector3::new(1.0, -2.0, 3.0);
+        let mut x = x0;
+        let settings = SolverSettings {
+            rtol: 1e-8,
+            atol: 1e-10,
+            ..Default::default()
+        };
+        let mut carried = Carried::default();
+        let mut stats = Stats::default();
+        let comm = 1e-3;
+        // The first 0.5 s resolve the 0.1 us and 1 ms modes from the initial
+        // condition, as accuracy demands.
+        for _ in 0..500 {
+            advance(&sys, &mut x, comm, &settings, &mut carried, &mut stats).unwrap();
+        }
+        let after_transient = stats.accepted;
+        for _ in 500..1000 {
+            advance(&sys, &mut x, comm, &settings, &mut carried, &mut stats).unwrap();
+        }
+        let exact = sys.exact(&x0, 1.0);
+        let rel = (x - exact).norm() / exact.norm();
+        assert!(rel < 1e-6, "relative error {rel}");
+        // Afterwards the step is limited by the communication step, not by
+        // stability: one substep per communication step (explicit Euler
+        // would need 5 million steps for this second).
+        let later = stats.accepted - after_transient;
+        assert!(
+            later <= 550,
+            "too many substeps after the transient: {later}"
+        );
+        assert!(stats.accepted < 5000, "substeps in all: {}", stats.accepted);
+        assert!(stats.rejected < 10, "rejected substeps: {}", stats.rejected);
+    }
+
+    #[test]
+    fn adaptive_carries_step_across_communication_points() {
+        let mut x = Vector2::new(1.0, 1.0);
+        let settings = SolverSettings {
+            rtol: 1e-6,
+            atol: 1e-8,
+            ..Default::default()
+        };
+        let mut carried = Carried::default();
+        let mut stats = Stats::default();
+        advance(&Decay, &mut x, 0.5, &settings, &mut carried, &mut stats).unwrap();
+        assert!(carried.h > 0.0);
+        let first = stats;
+        for _ in 0..10 {
+            advance(&Decay, &mut x, 0.5, &settings, &mut carried, &mut stats).unwrap();
+        }
+        let exact = Vector2::new(1.0 / 6.5, (-5.5f64).exp());
+        assert!((x - exact).norm() < 1e-5);
+        assert!(stats.accepted - first.accepted < 10 * first.accepted.max(3));
+    }
+
+    #[test]
+    fn too_many_substeps_is_reported() {
+        let mut x = Vector2::new(1.0, 1.0);
+        let settings = SolverSettings {
+            rtol: 1e-12,
+            atol: 1e-14,
+            max_substeps: 3,
+            ..Default::default()
+        };
+        let err = advance(
+            &Decay,
+            &mut x,
+            10.0,
+            &settings,
+            &mut Carried::default(),
+            &mut Stats::default(),
+        )
+        .unwrap_err();
+        assert!(matches!(err, SolverError::TooManySubsteps { limit: 3, .. }));
+        assert!(err.to_string().contains("max_substeps"));
+    }
+
+    /// A right-hand side that is undefined (NaN) above x = 2, reached at t = 1.
+    struct Undefined;
+    impl OdeSystem<1> for Undefined {
+        fn rhs(&self, x: &SVector<f64, 1>) -> SVector<f64, 1> {
+            SVector::<f64, 1>::new(if x[0] > 2.0 { f64::NAN } else { 1.0 })
+        }
+        fn jacobian(&self, _x: &SVector<f64, 1>) -> SMatrix<f64, 1, 1> {
+            SMatrix::<f64, 1, 1>::zeros()
+        }
+    }
+
+    #[test]
+    fn undefined_right_hand_side_fails_cleanly() {
+        let mut x = SVector::<f64, 1>::new(1.0);
+        let r = advance(
+            &Undefined,
+            &mut x,
+            2.0,
+            &SolverSettings::default(),
+            &mut Carried::default(),
+            &mut Stats::default(),
+        );
+        assert!(
+            matches!(r, Err(SolverError::StepSizeTooSmall { .. })),
+            "{r:?}"
+        );
+        for method in [Method::ExplicitEuler, Method::Rk4] {
+            let settings = SolverSettings {
+                method,
+                ..Default::default()
+            };
+            let mut x = SVector::<f64, 1>::new(1.0);
+            let r = advance(
+                &Undefined,
+                &mut x,
+                2.0,
+                &settings,
+                &mut Carried::default(),
+                &mut Stats::default(),
+            );
+            assert!(matches!(r, Err(SolverError::NotFinite { .. })), "{r:?}");
+        }
+    }
+}
