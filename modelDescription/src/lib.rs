@@ -1,8 +1,30 @@
 //! The model description of a hydraulic-circuit FMU: one variable table and
-//! its metadata ([`ModelDescription`]), written as FMI 2.0 and FMI 3.0
-//! `modelDescription.xml`, read back for tests and tools, and documented as an
-//! HTML page.
+//! its metadata ([`ModelDescription`]), checked ([`ModelDescription::validate`]),
+//! written as FMI 2.0 and FMI 3.0 `modelDescription.xml`
+//! ([`ModelDescription::to_fmi2_xml`], [`ModelDescription::to_fmi3_xml`]) with
+//! a content-derived instantiation token
+//! ([`ModelDescription::instantiation_token`]), read back for tests and tools
+//! ([`parse_model_description`]), and documented as an HTML page
+//! ([`ModelDescription::documentation_html`]). Units come from one catalogue
+//! ([`units::UNITS`]).
 
+mod doc;
+mod fmi2;
+mod fmi3;
 pub mod model;
+pub mod read;
+mod token;
+pub mod units;
+pub mod validate;
+mod xml_out;
+
+#[cfg(test)]
+mod test_support;
 
 pub use model::*;
+pub use read::{
+    ParseError, ParsedDescription, ParsedDisplayUnit, ParsedExperiment, ParsedType, ParsedUnit,
+    ParsedUnknown, ParsedVariable, parse_model_description,
+};
+pub use units::{BaseUnit, DisplayUnit, UNITS, Unit, find_unit};
+pub use validate::ValidationError;

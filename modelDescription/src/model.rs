@@ -118,6 +118,20 @@ impl Initial {
             _ => return None,
         })
     }
+
+    /// The `initial` the standard assumes when the attribute is absent, for a
+    /// variable of this causality and variability (FMI 2.0 section 2.2.7,
+    /// FMI 3.0 section 2.4.7.5). `None` where the standard defines no
+    /// `initial` (inputs, the independent variable).
+    pub fn default_for(causality: Causality, variability: Variability) -> Option<Initial> {
+        match (causality, variability) {
+            (Causality::Parameter, _) => Some(Initial::Exact),
+            (Causality::CalculatedParameter, _) => Some(Initial::Calculated),
+            (Causality::Output | Causality::Local, Variability::Constant) => Some(Initial::Exact),
+            (Causality::Output | Causality::Local, _) => Some(Initial::Calculated),
+            (Causality::Input | Causality::Independent, _) => None,
+        }
+    }
 }
 
 /// The data type of a variable with its type-specific attributes.
@@ -368,18 +382,8 @@ impl Variable {
     /// The `initial` attribute in force: the explicit one, or the default the
     /// standard gives for this causality and variability.
     pub fn effective_initial(&self) -> Option<Initial> {
-        if self.initial.is_some() {
-            return self.initial;
-        }
-        match (self.causality, self.variability) {
-            (Causality::Parameter, _) => Some(Initial::Exact),
-            (Causality::CalculatedParameter, _) => Some(Initial::Calculated),
-            (Causality::Output, Variability::Constant) => Some(Initial::Exact),
-            (Causality::Output, _) => Some(Initial::Calculated),
-            (Causality::Local, Variability::Constant) => Some(Initial::Exact),
-            (Causality::Local, _) => Some(Initial::Calculated),
-            _ => None,
-        }
+        self.initial
+            .or_else(|| Initial::default_for(self.causality, self.variability))
     }
 }
 

@@ -1,0 +1,156 @@
+//! FMU state functions shared by FMI 2 and FMI 3: snapshots live in boxes
+//! handed to the master as opaque pointers, checked on every use.
+
+use crate::ffi::{slice_in, slice_out, write_out};
+use crate::instance::{Instance, Op, Snapshot};
+use crate::model::Model;
+use crate::status::{FmiResult, Status};
+use std::ffi::c_void;
+
+/// Turns an opaque FMU state pointer back into a snapshot of this model.
+fn snapshot_ref<'a, M: Model<N>, const N: usize>(
+    inst: &Instance<M, N>,
+    function: &str,
+    ptr: *mut c_void,
+) -> FmiResult<&'a mut Snapshot<M, N>> {
+    if ptr.is_null() {
+        return inst.fail(Status::Error, function, "the FMU state is NULL");
+    }
+    let snap = ptr as *mut Snapshot<M, N>;
+    // SAFETY: the master must pass a pointer it got from getFMUstate or
+    // deserialize of this library; the markers reject freed or foreign ones
+    // in the common cases.
+    let snap = unsafe { &mut *snap };
+    if !snap.is_valid_for(inst.token_hash()) {
+        return inst.fail(
+            Status::Error,
+            function,
+            "the FMU state was freed or belongs to another model",
+        );
+    }
+    Ok(snap)
+}
+
+/// get FMU state: a new snapshot in `*out`, or overwrites the one there.
+pub fn get_state<M: Model<N>, const N: usize>(
+    inst: &mut Instance<M, N>,
+    function: &str,
+    out: *mut *mut c_void,
+) -> FmiResult {
+    inst.check_phase(function, Op::FmuState)?;
+    if out.is_null() {
+        return inst.fail(Status::Error, function, "argument 'FMUstate' is NULL");
+    }
+    // SAFETY: non-null out-pointer from the master.
+    let existing = unsafe { *out };
+    if existing.is_null() {
+        let b = Box::new(inst.snapshot());
+        // SAFETY: as above.
+        unsafe { *out = Box::into_raw(b) as *mut c_void };
+    } else {
+        let snap = snapshot_ref(inst, function, existing)?;
+        inst.snapshot_into(snap);
+    }
+    Ok(())
+}
+
+/// set FMU state.
+pub fn set_state<M: Model<N>, const N: usize>(
+    inst: &mut Instance<M, N>,
+    function: &str,
+    state: *mut c_void,
+) -> FmiResult {
+    inst.check_phase(function, Op::FmuState)?;
+    let snap = snapshot_ref(inst, function, state)?.clone();
+    inst.restore(function, &snap)
+}
+
+/// free FMU state; sets `*state` to null. A null `*state` is a no-op.
+pub fn free_state<M: Model<N>, const N: usize>(
+    inst: &mut Instance<M, N>,
+    function: &str,
+    state: *mut *mut c_void,
+) -> FmiResult {
+    if state.is_null() {
+        return inst.fail(Status::Error, function, "argument 'FMUstate' is NULL");
+    }
+    // SAFETY: non-null out-pointer from the master.
+    let ptr = unsafe { *state };
+    if ptr.is_null() {
+        return Ok(());
+    }
+    let snap = snapshot_ref(inst, function, ptr)?;
+    snap.invalidate();
+    // SAFETY: the pointer came from Box::into_raw in get_state/deserialize.
+    drop(unsafe { Box::from_raw(snap as *mut Snapshot<M, N>) });
+    // SAFETY: as above.
+    unsafe { *state = std::ptr::null_mut() };
+    Ok(())
+}
+
+/// Size of the serialized form of a state.
+pub fn serialized_size<M: Model<N>, const N: usize>(
+    inst: &mut Instance<M, N>,
+    function: &str,
+    state: *mut c_void,
+    size: *mut usize,
+) -> FmiResult {
+    inst.check_phase(function, Op::FmuState)?;
+    let snap = snapshot_ref(inst, function, state)?;
+    let n = inst.serialized_size(snap);
+    // SAFETY: checked for null inside.
+    unsafe { write_out(inst, function, "size", size, n) }
+}
+
+/// Serializes a state into the master's buffer of exactly the right size.
+pub fn serialize<M: Model<N>, const N: usize>(
+    inst: &mut Instance<M, N>,
+    function: &str,
+    state: *mut c_void,
+    buffer: *mut u8,
+    size: usize,
+) -> FmiResult {
+    inst.check_phase(function, Op::FmuState)?;
+    let snap = snapshot_ref(inst, function, state)?;
+    let bytes = inst.serialize(snap);
+    if size < bytes.len() {
+        return inst.fail(
+            Status::Error,
+            function,
+            &format!(
+                "buffer of {size} bytes is too small; {} needed",
+                bytes.len()
+            ),
+        );
+    }
+    // SAFETY: the master promises `size` writable bytes.
+    let out = unsafe { slice_out(inst, function, "serializedState", buffer, bytes.len())? };
+    out.copy_from_slice(&bytes);
+    Ok(())
+}
+
+/// Deserializes bytes into a new state in `*out` (or overwrites the one there).
+pub fn deserialize<M: Model<N>, const N: usize>(
+    inst: &mut Instance<M, N>,
+    function: &str,
+    buffer: *const u8,
+    size: usize,
+    out: *mut *mut c_void,
+) -> FmiResult {
+    inst.check_phase(function, Op::FmuState)?;
+    if out.is_null() {
+        return inst.fail(Status::Error, function, "argument 'FMUstate' is NULL");
+    }
+    // SAFETY: the master promises `size` readable bytes.
+    let bytes = unsafe { slice_in(inst, function, "serializedState", buffer, size)? };
+    let snap = inst.deserialize(function, bytes)?;
+    // SAFETY: non-null out-pointer.
+    let existing = unsafe { *out };
+    if existing.is_null() {
+        // SAFETY: as above.
+        unsafe { *out = Box::into_raw(Box::new(snap)) as *mut c_void };
+    } else {
+        *snapshot_ref(inst, function, existing)? = snap;
+    }
+    Ok(())
+}

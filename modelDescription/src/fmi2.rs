@@ -1,0 +1,201 @@
+//! The FMI 2.0 Co-Simulation `modelDescription.xml` (schema
+//! `fmi2ModelDescription.xsd`).
+
+use crate::model::{Causality, ModelDescription, VariableType};
+use crate::xml_out::{
+    Attrs, XmlOut, common_root_attrs, dependencies_kind, fmt_bool, fmt_f64, initial_to_write,
+    initial_unknown_positions, write_default_experiment, write_log_categories,
+    write_unit_definitions,
+};
+
+impl ModelDescription {
+    /// The FMI 2.0 Co-Simulation `modelDescription.xml`, UTF-8, indented by
+    /// two spaces, deterministic (no generation date).
+    ///
+    /// Element order follows the schema: `CoSimulation`, `UnitDefinitions`
+    /// (used units only), `LogCategories`, `DefaultExperiment`,
+    /// `ModelVariables` (one `ScalarVariable` per variable, in table order;
+    /// its 1-based position is the index `ModelStructure` refers to) and
+    /// `ModelStructure` (`Outputs` with the direct dependencies on inputs,
+    /// `InitialUnknowns` with the outputs and calculated parameters whose
+    /// `initial` is approx or calculated). The `guid` is
+    /// [`Self::instantiation_token`]. Call [`Self::validate`] first: this
+    /// writes whatever the table holds.
+    pub fn to_fmi2_xml(&self) -> String {
+        let mut out = XmlOut::new();
+        let mut root: Attrs = vec![
+            ("fmiVersion", "2.0".to_owned()),
+            ("modelName", self.model_name.clone()),
+            ("guid", self.instantiation_token()),
+        ];
+        common_root_attrs(self, &mut root);
+        root.push(("numberOfEventIndicators", "0".to_owned()));
+        out.start("fmiModelDescription", &root);
+
+        let caps = &self.capabilities;
+        out.empty(
+            "CoSimulation",
+            &vec![
+                ("modelIdentifier", self.model_identifier.clone()),
+                ("needsExecutionTool", fmt_bool(false)),
+                (
+                    "canHandleVariableCommunicationStepSize",
+                    fmt_bool(caps.can_handle_variable_communication_step_size),
+                ),
+                ("canInterpolateInputs", fmt_bool(false)),
+                ("maxOutputDerivativeOrder", "0".to_owned()),
+                ("canBeInstantiatedOnlyOncePerProcess", fmt_bool(false)),
+                ("canNotUseMemoryManagementFunctions", fmt_bool(true)),
+                (
+                    "canGetAndSetFMUstate",
+                    fmt_bool(caps.can_get_and_set_fmu_state),
+                ),
+                (
+                    "canSerializeFMUstate",
+                    fmt_bool(caps.can_serialize_fmu_state),
+                ),
+                (
+                    "providesDirectionalDerivative",
+                    fmt_bool(caps.provides_directional_derivative),
+                ),
+            ],
+        );
+
+        write_unit_definitions(&mut out, self);
+        write_log_categories(&mut out, self);
+        write_default_experiment(&mut out, self);
+        self.write_fmi2_variables(&mut out);
+        self.write_fmi2_structure(&mut out);
+
+        out.end("fmiModelDescription");
+        out.finish()
+    }
+
+    fn write_fmi2_variables(&self, out: &mut XmlOut) {
+        out.start("ModelVariables", &Vec::new());
+        for (i, v) in self.variables.iter().enumerate() {
+            out.comment(&format!("index {}", i + 1));
+            let mut a: Attrs = vec![
+                ("name", v.name.clone()),
+                ("valueReference", v.value_reference.to_string()),
+            ];
+            if !v.description.is_empty() {
+                a.push(("description", v.description.clone()));
+            }
+            a.push(("causality", v.causality.as_str().to_owned()));
+            a.push(("variability", v.variability.as_str().to_owned()));
+            if let Some(initial) = initial_to_write(v) {
+                a.push(("initial", initial.as_str().to_owned()));
+            }
+            out.start("ScalarVariable", &a);
+            let (element, t) = fmi2_type_element(&v.kind);
+            out.empty(element, &t);
+            out.end("ScalarVariable");
+        }
+        out.end("ModelVariables");
+    }
+
+    fn write_fmi2_structure(&self, out: &mut XmlOut) {
+        let index_of = |vr: u32| {
+            self.variables
+                .iter()
+                .position(|v| v.value_reference == vr)
+                .map(|i| i + 1)
+        };
+        let outputs: Vec<usize> = self
+            .variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.causality == Causality::Output)
+            .map(|(i, _)| i)
+            .collect();
+        let initial_unknowns = initial_unknown_positions(self);
+        if outputs.is_empty() && initial_unknowns.is_empty() {
+            out.empty("ModelStructure", &Vec::new());
+            return;
+        }
+        out.start("ModelStructure", &Vec::new());
+        if !outputs.is_empty() {
+            out.start("Outputs", &Vec::new());
+            for &i in &outputs {
+                let v = &self.variables[i];
+                let mut a: Attrs = vec![("index", (i + 1).to_string())];
+                if let Some(deps) = &v.dependencies {
+                    // A dependency on an unknown value reference (reported
+                    // by `validate`) cannot be written as an index.
+                    let indices: Vec<String> = deps
+                        .iter()
+                        .filter_map(|&vr| index_of(vr))
+                        .map(|i| i.to_string())
+                        .collect();
+                    a.push(("dependencies", indices.join(" ")));
+                    a.push(("dependenciesKind", dependencies_kind(indices.len())));
+                }
+                out.empty("Unknown", &a);
+            }
+            out.end("Outputs");
+        }
+        if !initial_unknowns.is_empty() {
+            out.start("InitialUnknowns", &Vec::new());
+            for &i in &initial_unknowns {
+                out.empty("Unknown", &vec![("index", (i + 1).to_string())]);
+            }
+            out.end("InitialUnknowns");
+        }
+        out.end("ModelStructure");
+    }
+}
+
+/// The type element of a `ScalarVariable` (`Real`, `Integer`, `Boolean`)
+/// with its attributes.
+fn fmi2_type_element(kind: &VariableType) -> (&'static str, Attrs) {
+    let mut a: Attrs = Vec::new();
+    match kind {
+        VariableType::Real {
+            start,
+            min,
+            max,
+            unit,
+            display_unit,
+            nominal,
+        } => {
+            if let Some(x) = start {
+                a.push(("start", fmt_f64(*x)));
+            }
+            if let Some(x) = min {
+                a.push(("min", fmt_f64(*x)));
+            }
+            if let Some(x) = max {
+                a.push(("max", fmt_f64(*x)));
+            }
+            if let Some(u) = unit {
+                a.push(("unit", u.clone()));
+            }
+            if let Some(d) = display_unit {
+                a.push(("displayUnit", d.clone()));
+            }
+            if let Some(x) = nominal {
+                a.push(("nominal", fmt_f64(*x)));
+            }
+            ("Real", a)
+        }
+        VariableType::Integer { start, min, max } => {
+            if let Some(x) = start {
+                a.push(("start", x.to_string()));
+            }
+            if let Some(x) = min {
+                a.push(("min", x.to_string()));
+            }
+            if let Some(x) = max {
+                a.push(("max", x.to_string()));
+            }
+            ("Integer", a)
+        }
+        VariableType::Boolean { start } => {
+            if let Some(b) = start {
+                a.push(("start", fmt_bool(*b)));
+            }
+            ("Boolean", a)
+        }
+    }
+}
