@@ -663,7 +663,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             let v = if vr == VR_TIME {
                 Some(self.time)
             } else if !is_model_vr(vr) {
-                solver_value(&self.settings, vr)
+                solver_value(&self.settings, &self.stats, vr)
             } else if matches!(var.causality, Causality::Output | Causality::Local) {
                 self.model.output(&self.x, vr)
             } else {

@@ -1,6 +1,6 @@
 //! The safe trait a circuit implements to become an FMU.
 
-use crate::solver::{Method, OdeSystem, SolverSettings};
+use crate::solver::{Method, OdeSystem, SolverSettings, Stats};
 use model_description::{Causality, LogCategory, ModelDescription, Variable, VariableType};
 use nalgebra::SVector;
 
@@ -18,6 +18,14 @@ pub const VR_ATOL: u32 = VR_SOLVER_BASE + 2;
 pub const VR_MAX_SUBSTEPS: u32 = VR_SOLVER_BASE + 3;
 /// `explicit_step`: fixed step of the explicit baselines (s).
 pub const VR_EXPLICIT_STEP: u32 = VR_SOLVER_BASE + 4;
+/// `solver_rhs_evals`: right-hand-side evaluations so far (read-only).
+pub const VR_STAT_RHS: u32 = VR_SOLVER_BASE + 10;
+/// `solver_jacobian_evals`: Jacobian evaluations so far (read-only).
+pub const VR_STAT_JACOBIANS: u32 = VR_SOLVER_BASE + 11;
+/// `solver_steps`: accepted substeps so far (read-only).
+pub const VR_STAT_STEPS: u32 = VR_SOLVER_BASE + 12;
+/// `solver_rejected`: rejected substeps so far (read-only).
+pub const VR_STAT_REJECTED: u32 = VR_SOLVER_BASE + 13;
 
 /// Something a directional derivative is taken with respect to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +174,10 @@ pub fn check_model_table(desc: &ModelDescription) -> Result<(), String> {
                 v.name
             ));
         }
-        if SOLVER_NAMES.contains(&v.name.as_str()) || v.name == "time" {
+        if SOLVER_NAMES.contains(&v.name.as_str())
+            || v.name == "time"
+            || v.name.starts_with("solver_")
+        {
             problems.push(format!(
                 "variable name '{}' is reserved by fmu-core",
                 v.name
@@ -242,6 +253,32 @@ pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
             .range(Some(1e-12), Some(1.0))
             .describe("Fixed step of the explicit baselines (solver = 2 or 3)"),
     );
+    for (name, vr, what) in [
+        (
+            "solver_rhs_evals",
+            VR_STAT_RHS,
+            "Right-hand-side evaluations of the integrator so far",
+        ),
+        (
+            "solver_jacobian_evals",
+            VR_STAT_JACOBIANS,
+            "Jacobian evaluations of the integrator so far",
+        ),
+        (
+            "solver_steps",
+            VR_STAT_STEPS,
+            "Accepted integrator substeps so far",
+        ),
+        (
+            "solver_rejected",
+            VR_STAT_REJECTED,
+            "Rejected integrator substeps so far",
+        ),
+    ] {
+        let mut v = Variable::real(name, vr).unit("1", None).describe(what);
+        v.variability = model_description::Variability::Discrete;
+        vars.push(v);
+    }
     desc.variables = vars;
     desc.log_categories = log_categories();
     desc
@@ -268,9 +305,13 @@ pub(crate) fn apply_solver_value(
     Ok(())
 }
 
-/// The value of a solver parameter.
-pub(crate) fn solver_value(settings: &SolverSettings, vr: u32) -> Option<f64> {
+/// The value of a solver parameter or statistic.
+pub(crate) fn solver_value(settings: &SolverSettings, stats: &Stats, vr: u32) -> Option<f64> {
     Some(match vr {
+        VR_STAT_RHS => stats.rhs_evals as f64,
+        VR_STAT_JACOBIANS => stats.jacobian_evals as f64,
+        VR_STAT_STEPS => stats.accepted as f64,
+        VR_STAT_REJECTED => stats.rejected as f64,
         VR_SOLVER => f64::from(settings.method.code()),
         VR_RTOL => settings.rtol,
         VR_ATOL => settings.atol,
