@@ -108,9 +108,21 @@ CARD_NUMBERS = {
     "eig_steady_fast": "-1.25e3",  # 1/s, log10
     "eig_steady_slow": "-11",  # 1/s, log10
     "euler_step_log10": "1.60e-3",  # s
-    "rk4_step_log10": "2.18e-3",  # s
+    # The card states 2.18e-3 s and 0.95e-3 s for RK4; RK4's stability interval
+    # on the negative real axis ends at -2.7853, which with the steady-state
+    # eigenvalues gives 2.23e-3 s and 0.97e-3 s, and stepping the full model at
+    # 0.99 / 1.01 of those limits confirms them (below). The corrected values
+    # are checked here; CARD_ERRATA keeps what the card says.
+    "rk4_step_log10": "2.23e-3",  # s
     "euler_step_ln": "0.69e-3",  # s
-    "rk4_step_ln": "0.95e-3",  # s
+    "rk4_step_ln": "0.97e-3",  # s
+}
+
+# Numbers the card states that its own equations do not reproduce, with the
+# value this script checks instead (see CARD_NUMBERS) and why.
+CARD_ERRATA = {
+    "rk4_step_log10": ("2.18e-3", "RK4 stability boundary -2.7853 / -1249.11 1/s = 2.2298e-3 s"),
+    "rk4_step_ln": ("0.95e-3", "RK4 stability boundary -2.7853 / -2876.18 1/s = 0.9684e-3 s"),
 }
 
 
@@ -424,7 +436,11 @@ def relative_max(a: np.ndarray, b: np.ndarray) -> float:
 
 def check_card_number(checks: Checks, name: str, value: float, key: str, unit: str) -> None:
     ok, how = agrees_to_card(value, CARD_NUMBERS[key])
-    checks.add(name, ok, f"{value:.6g} {unit}; card {CARD_NUMBERS[key]} ({how})")
+    note = ""
+    if key in CARD_ERRATA:
+        stated, why = CARD_ERRATA[key]
+        note = f"; the card states {stated}, corrected: {why}"
+    checks.add(name, ok, f"{value:.6g} {unit}; expected {CARD_NUMBERS[key]} ({how}){note}")
 
 
 def check_jacobian_against_differences(checks: Checks, par, ps, pt) -> None:
