@@ -1,7 +1,12 @@
 //! The FMI 3.0 interface (Co-Simulation; Model Exchange and Scheduled
 //! Execution answer with an error), generic over the model. The
 //! [`crate::export_fmu`] macro exports each of these under its C name.
-#![allow(non_camel_case_types, non_snake_case, clippy::missing_safety_doc)]
+#![allow(
+    non_camel_case_types,
+    non_snake_case,
+    clippy::missing_safety_doc,
+    clippy::too_many_arguments
+)]
 
 use crate::ffi::{c_str, c_str_array, guard, slice_in, slice_out, with_instance, write_out};
 use crate::instance::{FmiVersion, Instance};

@@ -32,7 +32,10 @@ fn snapshot_ref<'a, M: Model<N>, const N: usize>(
 }
 
 /// get FMU state: a new snapshot in `*out`, or overwrites the one there.
-pub fn get_state<M: Model<N>, const N: usize>(
+///
+/// # Safety
+/// `out` must be null or valid for reading and writing one pointer.
+pub unsafe fn get_state<M: Model<N>, const N: usize>(
     inst: &mut Instance<M, N>,
     function: &str,
     out: *mut *mut c_void,
@@ -55,7 +58,10 @@ pub fn get_state<M: Model<N>, const N: usize>(
 }
 
 /// set FMU state.
-pub fn set_state<M: Model<N>, const N: usize>(
+///
+/// # Safety
+/// `state` must be null or an FMU state of this library.
+pub unsafe fn set_state<M: Model<N>, const N: usize>(
     inst: &mut Instance<M, N>,
     function: &str,
     state: *mut c_void,
@@ -66,7 +72,10 @@ pub fn set_state<M: Model<N>, const N: usize>(
 }
 
 /// free FMU state; sets `*state` to null. A null `*state` is a no-op.
-pub fn free_state<M: Model<N>, const N: usize>(
+///
+/// # Safety
+/// `state` must be null or point to null or to an FMU state of this library.
+pub unsafe fn free_state<M: Model<N>, const N: usize>(
     inst: &mut Instance<M, N>,
     function: &str,
     state: *mut *mut c_void,
@@ -89,7 +98,10 @@ pub fn free_state<M: Model<N>, const N: usize>(
 }
 
 /// Size of the serialized form of a state.
-pub fn serialized_size<M: Model<N>, const N: usize>(
+///
+/// # Safety
+/// `size` must be null or valid for a write.
+pub unsafe fn serialized_size<M: Model<N>, const N: usize>(
     inst: &mut Instance<M, N>,
     function: &str,
     state: *mut c_void,
@@ -103,7 +115,10 @@ pub fn serialized_size<M: Model<N>, const N: usize>(
 }
 
 /// Serializes a state into the master's buffer of exactly the right size.
-pub fn serialize<M: Model<N>, const N: usize>(
+///
+/// # Safety
+/// `buffer` must be null or valid for `size` bytes of writes.
+pub unsafe fn serialize<M: Model<N>, const N: usize>(
     inst: &mut Instance<M, N>,
     function: &str,
     state: *mut c_void,
@@ -130,7 +145,10 @@ pub fn serialize<M: Model<N>, const N: usize>(
 }
 
 /// Deserializes bytes into a new state in `*out` (or overwrites the one there).
-pub fn deserialize<M: Model<N>, const N: usize>(
+///
+/// # Safety
+/// `buffer` must be null or valid for `size` bytes of reads; `out` null or valid for reading and writing one pointer.
+pub unsafe fn deserialize<M: Model<N>, const N: usize>(
     inst: &mut Instance<M, N>,
     function: &str,
     buffer: *const u8,
