@@ -5,10 +5,20 @@
 //! models can write their analytic Jacobians from the same pieces. Nothing
 //! here knows about FMI or about the element's neighbours.
 
+pub mod compensator;
+pub mod cylinder;
+pub mod directional_valve;
 pub mod fluid;
+pub mod friction;
 pub mod orifice;
+pub mod spool;
 pub mod volume;
 
+pub use compensator::{PressureCompensator, shuttle};
+pub use cylinder::Cylinder;
+pub use directional_valve::{DirectionalValve, Opening, ValveFlows};
 pub use fluid::{BulkModulus, LogBase};
+pub use friction::LuGre;
 pub use orifice::Orifice;
+pub use spool::ProportionalSpool;
 pub use volume::Volume;

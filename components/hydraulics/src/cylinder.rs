@@ -1,0 +1,123 @@
+//! Double-acting cylinder with chamber volumes from the piston position and
+//! end stops (valve-cylinder card, V5 and V6).
+
+/// A double-acting cylinder: chamber A (piston side, area `a1`) grows with
+/// the position `x`, chamber B (rod side, area `a2`) shrinks; each chamber
+/// has a dead volume. End stops at `x = 0` and `x = stroke` are stiff
+/// spring-dampers that only push.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cylinder {
+    /// Piston area, m2.
+    pub a1: f64,
+    /// Annulus (rod side) area, m2.
+    pub a2: f64,
+    /// Stroke, m.
+    pub stroke: f64,
+    /// Dead volume of each chamber (lines included), m3.
+    pub v_dead: f64,
+    /// End-stop stiffness, N/m.
+    pub k_stop: f64,
+    /// End-stop damping, N s/m.
+    pub c_stop: f64,
+}
+
+impl Cylinder {
+    /// Volume of chamber A (m3) at position `x`; never below the dead volume's
+    /// tenth, so that a piston pushed into a stop keeps a positive volume.
+    pub fn volume_a(&self, x: f64) -> f64 {
+        (self.a1 * x + self.v_dead).max(0.1 * self.v_dead)
+    }
+
+    /// Volume of chamber B (m3) at position `x`.
+    pub fn volume_b(&self, x: f64) -> f64 {
+        (self.a2 * (self.stroke - x) + self.v_dead).max(0.1 * self.v_dead)
+    }
+
+    /// d(volume_a)/dx (m2).
+    pub fn dvolume_a(&self, x: f64) -> f64 {
+        if self.a1 * x + self.v_dead > 0.1 * self.v_dead {
+            self.a1
+        } else {
+            0.0
+        }
+    }
+
+    /// d(volume_b)/dx (m2).
+    pub fn dvolume_b(&self, x: f64) -> f64 {
+        if self.a2 * (self.stroke - x) + self.v_dead > 0.1 * self.v_dead {
+            -self.a2
+        } else {
+            0.0
+        }
+    }
+
+    /// Hydraulic force on the piston (N, positive extending).
+    pub fn force(&self, p1: f64, p2: f64) -> f64 {
+        p1 * self.a1 - p2 * self.a2
+    }
+
+    /// End-stop force (N) and its partials with respect to `x` and `v`: a
+    /// spring-damper beyond either end that pushes back and never pulls.
+    pub fn stop_force(&self, x: f64, v: f64) -> (f64, f64, f64) {
+        if x < 0.0 {
+            let f = -self.k_stop * x - self.c_stop * v;
+            if f > 0.0 {
+                (f, -self.k_stop, -self.c_stop)
+            } else {
+                (0.0, 0.0, 0.0)
+            }
+        } else if x > self.stroke {
+            let f = -self.k_stop * (x - self.stroke) - self.c_stop * v;
+            if f < 0.0 {
+                (f, -self.k_stop, -self.c_stop)
+            } else {
+                (0.0, 0.0, 0.0)
+            }
+        } else {
+            (0.0, 0.0, 0.0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card() -> Cylinder {
+        Cylinder {
+            a1: 8.04e-4,
+            a2: 4.24e-4,
+            stroke: 1.0,
+            v_dead: 1e-3,
+            k_stop: 1e8,
+            c_stop: 2e5,
+        }
+    }
+
+    #[test]
+    fn volumes_and_force() {
+        let c = card();
+        assert!((c.volume_a(0.5) - (4.02e-4 + 1e-3)).abs() < 1e-15);
+        assert!((c.volume_b(0.5) - (2.12e-4 + 1e-3)).abs() < 1e-15);
+        assert_eq!(c.dvolume_a(0.5), 8.04e-4);
+        assert_eq!(c.dvolume_b(0.5), -4.24e-4);
+        // 140 bar on the piston side: 11.3 kN (card).
+        assert!((c.force(1.4e7, 0.0) / 11_256.0 - 1.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn end_stops_only_push() {
+        let c = card();
+        assert_eq!(c.stop_force(0.5, 1.0).0, 0.0);
+        // Beyond the far end moving outward: pushed back.
+        let (f, dx, dv) = c.stop_force(1.0 + 1e-4, 0.01);
+        assert!(f < 0.0 && dx < 0.0 && dv < 0.0);
+        // Beyond the far end but leaving fast: the damper would pull; it does not.
+        assert_eq!(c.stop_force(1.0 + 1e-6, -1.0).0, 0.0);
+        // At x < 0 pushed towards positive x.
+        assert!(c.stop_force(-1e-4, 0.0).0 > 0.0);
+        // 0.11 mm penetration at full force (card).
+        let f = c.force(1.4e7, 9e5);
+        assert!(((f / c.k_stop) * 1e3 - 0.11).abs() < 0.01);
+    }
+}
