@@ -1,0 +1,103 @@
+"""The FMUs, run by FMPy as a co-simulation master, reproduce the independent
+reference traces of every scenario under validation/scenarios/<model>/ within
+the per-signal bounds written in the scenario's scenario.json."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from fmpy import simulate_fmu
+from fmpy.fmi1 import FMICallException
+
+from fmu_harness import (
+    FMI_VERSIONS,
+    MODELS,
+    SCENARIO_ROOT,
+    TraceFigure,
+    LogCapture,
+    Scenario,
+    discover_scenarios,
+    on_grid_matches,
+    read_csv,
+    require_fmu,
+    signal_error,
+)
+
+#: Communication steps the master uses (output_interval = step).
+COMMUNICATION_STEPS = (1e-3, 1e-2)
+
+SCENARIOS = [s for model in MODELS for s in discover_scenarios(model)]
+CASES = [
+    pytest.param(s, version, step, id=f"{s.model}/{s.name}/fmi{version}/{step * 1e3:g}ms")
+    for s in SCENARIOS
+    for version in FMI_VERSIONS
+    for step in COMMUNICATION_STEPS
+]
+
+
+def test_scenarios_are_found():
+    """The folder layout yields at least one complete scenario per model."""
+    for model in MODELS:
+        found = [s for s in SCENARIOS if s.model == model]
+        assert found, f"no scenario folder with a scenario.json under {SCENARIO_ROOT / model}"
+        for s in found:
+            assert s.reference.is_file(), f"{s.folder}: reference {s.reference.name} missing"
+            assert s.signals, f"{s.folder}: scenario.json lists no signals"
+            columns = read_csv(s.reference).dtype.names
+            missing = [name for name in s.signals if name not in columns]
+            assert not missing, f"{s.reference}: no column for {missing}"
+            for name, bound in s.signals.items():
+                assert {"rel_rms_percent", "max_abs"} <= bound.keys(), f"{s.folder}: bounds of {name} incomplete"
+
+
+@pytest.mark.parametrize(("scenario", "version", "step"), CASES)
+def test_reference_trace(scenario: Scenario, version: int, step: float, report):
+    fmu = require_fmu(scenario.model, version)
+    reference = read_csv(scenario.reference)
+    inputs = read_csv(scenario.inputs) if scenario.inputs is not None else None
+    signals = list(scenario.signals)
+
+    with LogCapture(scenario.model) as log:
+        try:
+            result = simulate_fmu(
+                str(fmu),
+                fmi_type="CoSimulation",
+                start_time=scenario.start_time,
+                stop_time=scenario.stop_time,
+                output_interval=step,
+                relative_tolerance=scenario.tolerance,
+                start_values=scenario.parameters,
+                input=inputs,
+                output=signals,
+                logger=log.logger_for(version),
+            )
+        except FMICallException as error:
+            pytest.fail(f"simulate_fmu stopped: {error}\nFMU log:\n{log.text()}", pytrace=False)
+
+    sim_time = result["time"]
+    assert math.isclose(sim_time[-1], scenario.stop_time, rel_tol=1e-9), (
+        f"the run ended at {sim_time[-1]} s instead of {scenario.stop_time} s\nFMU log:\n{log.text()}"
+    )
+    ref_idx, sim_idx = on_grid_matches(reference["time"], sim_time, step, scenario.start_time)
+    expected_points = int(round((scenario.stop_time - scenario.start_time) / max(step, scenario.reference_step))) + 1
+    assert len(ref_idx) == expected_points, f"{len(ref_idx)} reference times on the {step} s grid, expected {expected_points}"
+
+    failures = []
+    for name in signals:
+        err = signal_error(reference[name][ref_idx], result[name][sim_idx])
+        bound = scenario.signals[name]
+        figure = TraceFigure(
+            scenario.model, scenario.name, version, step, name,
+            err.rel_rms_percent, bound["rel_rms_percent"], err.max_abs, bound["max_abs"], err.points,
+        )
+        report.traces.append(figure)
+        if not figure.ok:
+            worst = int(np.nanargmax(np.abs(result[name][sim_idx] - reference[name][ref_idx])))
+            failures.append(
+                f"{name}: rel RMS {err.rel_rms_percent:.4g} % (bound {bound['rel_rms_percent']} %), "
+                f"max |err| {err.max_abs:.4g} (bound {bound['max_abs']:g}) "
+                f"at t = {reference['time'][ref_idx][worst]} s"
+            )
+    assert not failures, "\n".join(failures) + f"\nFMU log:\n{log.text()}"
