@@ -3,8 +3,7 @@
 
 /// A double-acting cylinder: chamber A (piston side, area `a1`) grows with
 /// the position `x`, chamber B (rod side, area `a2`) shrinks; each chamber
-/// has a dead volume. End stops at `x = 0` and `x = stroke` are stiff
-/// spring-dampers that only push.
+/// has a dead volume. Its end stops are an [`crate::EndStops`] element.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cylinder {
     /// Piston area, m2.
@@ -15,10 +14,6 @@ pub struct Cylinder {
     pub stroke: f64,
     /// Dead volume of each chamber (lines included), m3.
     pub v_dead: f64,
-    /// End-stop stiffness, N/m.
-    pub k_stop: f64,
-    /// End-stop damping, N s/m.
-    pub c_stop: f64,
 }
 
 impl Cylinder {
@@ -55,28 +50,6 @@ impl Cylinder {
     pub fn force(&self, p1: f64, p2: f64) -> f64 {
         p1 * self.a1 - p2 * self.a2
     }
-
-    /// End-stop force (N) and its partials with respect to `x` and `v`: a
-    /// spring-damper beyond either end that pushes back and never pulls.
-    pub fn stop_force(&self, x: f64, v: f64) -> (f64, f64, f64) {
-        if x < 0.0 {
-            let f = -self.k_stop * x - self.c_stop * v;
-            if f > 0.0 {
-                (f, -self.k_stop, -self.c_stop)
-            } else {
-                (0.0, 0.0, 0.0)
-            }
-        } else if x > self.stroke {
-            let f = -self.k_stop * (x - self.stroke) - self.c_stop * v;
-            if f < 0.0 {
-                (f, -self.k_stop, -self.c_stop)
-            } else {
-                (0.0, 0.0, 0.0)
-            }
-        } else {
-            (0.0, 0.0, 0.0)
-        }
-    }
 }
 
 #[cfg(test)]
@@ -89,8 +62,6 @@ mod tests {
             a2: 4.24e-4,
             stroke: 1.0,
             v_dead: 1e-3,
-            k_stop: 1e8,
-            c_stop: 2e5,
         }
     }
 
@@ -103,21 +74,5 @@ mod tests {
         assert_eq!(c.dvolume_b(0.5), -4.24e-4);
         // 140 bar on the piston side: 11.3 kN (card).
         assert!((c.force(1.4e7, 0.0) / 11_256.0 - 1.0).abs() < 1e-3);
-    }
-
-    #[test]
-    fn end_stops_only_push() {
-        let c = card();
-        assert_eq!(c.stop_force(0.5, 1.0).0, 0.0);
-        // Beyond the far end moving outward: pushed back.
-        let (f, dx, dv) = c.stop_force(1.0 + 1e-4, 0.01);
-        assert!(f < 0.0 && dx < 0.0 && dv < 0.0);
-        // Beyond the far end but leaving fast: the damper would pull; it does not.
-        assert_eq!(c.stop_force(1.0 + 1e-6, -1.0).0, 0.0);
-        // At x < 0 pushed towards positive x.
-        assert!(c.stop_force(-1e-4, 0.0).0 > 0.0);
-        // 0.11 mm penetration at full force (card).
-        let f = c.force(1.4e7, 9e5);
-        assert!(((f / c.k_stop) * 1e3 - 0.11).abs() < 0.01);
     }
 }

@@ -8,6 +8,7 @@
 pub mod compensator;
 pub mod cylinder;
 pub mod directional_valve;
+pub mod end_stop;
 pub mod fluid;
 pub mod friction;
 pub mod orifice;
@@ -17,6 +18,7 @@ pub mod volume;
 pub use compensator::{PressureCompensator, shuttle};
 pub use cylinder::Cylinder;
 pub use directional_valve::{DirectionalValve, Opening, ValveFlows};
+pub use end_stop::EndStops;
 pub use fluid::{BulkModulus, LogBase};
 pub use friction::LuGre;
 pub use orifice::Orifice;

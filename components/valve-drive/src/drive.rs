@@ -1,0 +1,346 @@
+//! The hydraulic assembly: spool, pressure compensator with shuttle valve,
+//! small volume, 4/3 valve and the two cylinder chambers (card V1-V5, V7).
+//!
+//! Hydraulic states, in this order: `Us` (V), `dUs` (V/s), `K`
+//! (m3/(s sqrt(Pa))), `p1`, `p2`, `pv` (Pa). The rod position `x` and
+//! velocity `v` come from outside (the carriage, or the FMU's inputs).
+
+use hydraulics::{
+    BulkModulus, Cylinder, DirectionalValve, PressureCompensator, ProportionalSpool, shuttle,
+};
+
+/// Index of `Us` in the hydraulic state.
+pub const US: usize = 0;
+/// Index of `dUs`.
+pub const DUS: usize = 1;
+/// Index of `K`.
+pub const K: usize = 2;
+/// Index of `p1`.
+pub const P1: usize = 3;
+/// Index of `p2`.
+pub const P2: usize = 4;
+/// Index of `pv`.
+pub const PV: usize = 5;
+
+/// The pressure-compensated valve drive.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValveDrive {
+    /// Supply pressure, Pa.
+    pub ps: f64,
+    /// Tank pressure, Pa.
+    pub pt: f64,
+    /// Spool dynamics (V1).
+    pub spool: ProportionalSpool,
+    /// Compensator (V3).
+    pub compensator: PressureCompensator,
+    /// Directional valve (V4).
+    pub valve: DirectionalValve,
+    /// Cylinder chambers (V5).
+    pub cylinder: Cylinder,
+    /// Bulk-modulus law (orifice-chain card E4).
+    pub fluid: BulkModulus,
+    /// Small volume between compensator and valve, m3.
+    pub vv: f64,
+    /// Quasi-static small volume (V7) instead of its pressure equation.
+    pub quasi_static: bool,
+    /// Initial hydraulic state.
+    pub initial: [f64; 6],
+}
+
+/// Rates, flows and partial derivatives of the drive at one point.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DriveEval {
+    /// Time derivatives of the six hydraulic states.
+    pub rates: [f64; 6],
+    /// d(rates)/d(hydraulic states), row = rate.
+    pub jac: [[f64; 6]; 6],
+    /// d(rates)/d(rod position x).
+    pub d_x: [f64; 6],
+    /// d(rates)/d(rod velocity v).
+    pub d_v: [f64; 6],
+    /// d(rates)/d(command U).
+    pub d_u: [f64; 6],
+    /// The small-volume pressure in force (the state, or the quasi-static
+    /// solution), Pa.
+    pub pv: f64,
+    /// Compensator flow Qv, m3/s.
+    pub qv: f64,
+    /// Flow into chamber A (Q1), m3/s.
+    pub q1: f64,
+    /// Flow out of chamber B (Q2), m3/s.
+    pub q2: f64,
+    /// Flow from the small volume into the valve (Q3), m3/s.
+    pub q3: f64,
+}
+
+impl ValveDrive {
+    /// Hydraulic force on the rod, N (positive extending).
+    pub fn force(&self, s: &[f64; 6]) -> f64 {
+        self.cylinder.force(s[P1], s[P2])
+    }
+
+    /// The quasi-static small-volume pressure (V7): the root of
+    /// `Qv(pv) = Q3(pv)`, bracketed and found by safeguarded Newton, with
+    /// its partial derivatives with respect to (Us, K, p1, p2).
+    pub fn quasi_static_pv(&self, s: &[f64; 6]) -> (f64, [f64; 4]) {
+        let g = |pv: f64| {
+            let (qv, _, dqv) = self.compensator.flow(s[K], self.ps, pv);
+            let f = self.valve.flows(s[US], pv, s[P1], s[P2], self.pt);
+            (qv - f.q_p, dqv - f.partials[2][1])
+        };
+        let mut lo = self.pt.min(s[P1]).min(s[P2]).min(self.ps);
+        let mut hi = self.ps.max(s[P1]).max(s[P2]);
+        let (_, d_lo) = g(lo);
+        let (_, d_hi) = g(hi);
+        if d_lo == 0.0 && d_hi == 0.0 && g(0.5 * (lo + hi)).1 == 0.0 {
+            // Throttle and valve both closed: pv is undetermined; hold the
+            // compensator's margin above the load pressure.
+            let (psh, a, b) = shuttle(s[P1], s[P2]);
+            let pv = (psh + self.compensator.c5).clamp(lo, hi);
+            return (pv, [0.0, 0.0, a, b]);
+        }
+        let mut pv = 0.5 * (lo + hi);
+        for _ in 0..100 {
+            let (r, dr) = g(pv);
+            if r > 0.0 {
+                lo = pv;
+            } else {
+                hi = pv;
+            }
+            let newton = if dr < 0.0 { pv - r / dr } else { f64::NAN };
+            let next = if newton > lo && newton < hi {
+                newton
+            } else {
+                0.5 * (lo + hi)
+            };
+            let done = (next - pv).abs() <= 1e-10 * self.ps.abs().max(1.0);
+            pv = next;
+            if done || hi - lo <= 1e-12 * self.ps.abs().max(1.0) {
+                break;
+            }
+        }
+        // Implicit-function partials: dpv/dy = -(dg/dy)/(dg/dpv).
+        let (_, dqv_k, dqv_pv) = self.compensator.flow(s[K], self.ps, pv);
+        let f = self.valve.flows(s[US], pv, s[P1], s[P2], self.pt);
+        let dg_pv = dqv_pv - f.partials[2][1];
+        if dg_pv >= 0.0 {
+            return (pv, [0.0; 4]);
+        }
+        let d = |dg: f64| -dg / dg_pv;
+        (
+            pv,
+            [
+                d(-f.partials[2][0]),
+                d(dqv_k),
+                d(-f.partials[2][2]),
+                d(-f.partials[2][3]),
+            ],
+        )
+    }
+
+    /// Rates (card V1, V3, V4, V5) and their partials for command `u` (V),
+    /// hydraulic state `s`, rod position `x` (m) and velocity `v` (m/s).
+    pub fn eval(&self, u: f64, s: &[f64; 6], x: f64, v: f64) -> DriveEval {
+        let mut e = DriveEval::default();
+        // V1: spool.
+        let (a_u, a_us, a_dus) = self.spool.acceleration_partials();
+        e.rates[US] = s[DUS];
+        e.jac[US][DUS] = 1.0;
+        e.rates[DUS] = self.spool.acceleration(u, s[US], s[DUS]);
+        e.jac[DUS][US] = a_us;
+        e.jac[DUS][DUS] = a_dus;
+        e.d_u[DUS] = a_u;
+
+        // The small-volume pressure in force, with d(pv)/d(state).
+        let mut dpv = [0.0; 6];
+        let pv = if self.quasi_static {
+            let (pv, d) = self.quasi_static_pv(s);
+            dpv[US] = d[0];
+            dpv[K] = d[1];
+            dpv[P1] = d[2];
+            dpv[P2] = d[3];
+            pv
+        } else {
+            dpv[PV] = 1.0;
+            s[PV]
+        };
+        e.pv = pv;
+
+        // V4: valve flows; partials columns (us, pv, p1, p2).
+        let f = self.valve.flows(s[US], pv, s[P1], s[P2], self.pt);
+        let (q1, q2, q3) = (f.q_a, f.q_b, f.q_p);
+        let total = |row: usize| {
+            let p = f.partials[row];
+            let mut d = [0.0; 6];
+            d[US] = p[0];
+            d[P1] = p[2];
+            d[P2] = p[3];
+            for (k, dk) in d.iter_mut().enumerate() {
+                *dk += p[1] * dpv[k];
+            }
+            d
+        };
+        let (dq1, dq2, dq3) = (total(0), total(1), total(2));
+
+        // V3: compensator throttle and its coefficient dynamics.
+        let (psh, dpsh_1, dpsh_2) = shuttle(s[P1], s[P2]);
+        let (qv, dqv_k, dqv_pv) = self.compensator.flow(s[K], self.ps, pv);
+        let rate = self.compensator.rate(s[K], self.ps, pv, psh);
+        e.rates[K] = rate.dk;
+        for k in 0..6 {
+            e.jac[K][k] = rate.d_pv * dpv[k];
+        }
+        e.jac[K][K] += rate.d_k;
+        e.jac[K][P1] += rate.d_psh * dpsh_1;
+        e.jac[K][P2] += rate.d_psh * dpsh_2;
+        let mut dqv = [0.0; 6];
+        for k in 0..6 {
+            dqv[k] = dqv_pv * dpv[k];
+        }
+        dqv[K] += dqv_k;
+
+        // V5: chamber pressures.
+        let cyl = &self.cylinder;
+        let b = &self.fluid;
+        let (va, vb) = (cyl.volume_a(x), cyl.volume_b(x));
+        let (b1, b2) = (b.value(s[P1]), b.value(s[P2]));
+        let n1 = q1 - cyl.a1 * v;
+        let n2 = cyl.a2 * v - q2;
+        e.rates[P1] = b1 / va * n1;
+        e.rates[P2] = b2 / vb * n2;
+        for k in 0..6 {
+            e.jac[P1][k] = b1 / va * dq1[k];
+            e.jac[P2][k] = -b2 / vb * dq2[k];
+        }
+        e.jac[P1][P1] += b.derivative(s[P1]) / va * n1;
+        e.jac[P2][P2] += b.derivative(s[P2]) / vb * n2;
+        e.d_x[P1] = -b1 * n1 / (va * va) * cyl.dvolume_a(x);
+        e.d_x[P2] = -b2 * n2 / (vb * vb) * cyl.dvolume_b(x);
+        e.d_v[P1] = -b1 / va * cyl.a1;
+        e.d_v[P2] = b2 / vb * cyl.a2;
+
+        // V5 (third) or V7: the small volume.
+        if !self.quasi_static {
+            let bv = b.value(pv);
+            let n5 = qv - q3;
+            e.rates[PV] = bv / self.vv * n5;
+            for k in 0..6 {
+                e.jac[PV][k] = bv / self.vv * (dqv[k] - dq3[k]);
+            }
+            e.jac[PV][PV] += b.derivative(pv) / self.vv * n5;
+        }
+        e.qv = qv;
+        e.q1 = q1;
+        e.q2 = q2;
+        e.q3 = q3;
+        e
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params;
+    use fmu_core::Values;
+
+    fn drive(quasi_static: bool) -> ValveDrive {
+        let vars = params::hydraulic_variables(1);
+        let mut v = Values::from_raw(
+            vars.iter()
+                .map(|v| v.kind.start_as_f64().unwrap())
+                .collect(),
+        );
+        v.set(
+            1 + params::h::QUASI_STATIC,
+            if quasi_static { 1.0 } else { 0.0 },
+        );
+        params::read_hydraulics(&v, 1).unwrap()
+    }
+
+    fn states() -> Vec<([f64; 6], f64, f64, f64)> {
+        vec![
+            ([6.0, 10.0, 2e-9, 6e6, 3e6, 7.2e6], 0.5, 0.03, 9.0),
+            ([-5.0, -3.0, 8e-10, 4e6, 8e6, 9.1e6], 0.4, -0.02, -6.0),
+            ([3.1, 0.0, 1e-9, 9e6, 2e6, 1.05e7], 0.9, 0.0, 3.0),
+        ]
+    }
+
+    #[test]
+    fn jacobian_matches_finite_differences() {
+        for qs in [false, true] {
+            let d = drive(qs);
+            for (s, x, v, u) in states() {
+                let e = d.eval(u, &s, x, v);
+                for k in 0..6 {
+                    if qs && k == PV {
+                        continue;
+                    }
+                    // K enters linearly: a larger step avoids round-off.
+                    let rel = if k == K { 1e-3 } else { 1e-6 };
+                    let nominal = [1.0, 10.0, 1e-9, 1e5, 1e5, 1e5][k];
+                    let h = rel * s[k].abs().max(nominal);
+                    let mut up = s;
+                    let mut dn = s;
+                    up[k] += h;
+                    dn[k] -= h;
+                    let (a, b) = (d.eval(u, &up, x, v), d.eval(u, &dn, x, v));
+                    for r in 0..6 {
+                        let fd = (a.rates[r] - b.rates[r]) / (2.0 * h);
+                        let scale = e.jac[r]
+                            .iter()
+                            .map(|j| j.abs() * s[k].abs().max(1e-12))
+                            .fold(0.0, f64::max);
+                        assert!(
+                            (fd - e.jac[r][k]).abs() * s[k].abs().max(1e-12)
+                                <= 1e-5 * scale.max(1e-30),
+                            "qs {qs} d rate{r} / d s{k}: {} vs {fd}",
+                            e.jac[r][k]
+                        );
+                    }
+                }
+                let hx = 1e-7;
+                let (a, b) = (d.eval(u, &s, x + hx, v), d.eval(u, &s, x - hx, v));
+                let hv = 1e-7;
+                let (c, g) = (d.eval(u, &s, x, v + hv), d.eval(u, &s, x, v - hv));
+                for r in 0..6 {
+                    let fdx = (a.rates[r] - b.rates[r]) / (2.0 * hx);
+                    let fdv = (c.rates[r] - g.rates[r]) / (2.0 * hv);
+                    assert!(
+                        (fdx - e.d_x[r]).abs() <= 1e-5 * fdx.abs().max(1.0),
+                        "d rate{r}/dx"
+                    );
+                    assert!(
+                        (fdv - e.d_v[r]).abs() <= 1e-5 * fdv.abs().max(1.0),
+                        "d rate{r}/dv"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn quasi_static_pressure_balances_the_flows() {
+        let d = drive(true);
+        for (s, x, v, u) in states() {
+            let e = d.eval(u, &s, x, v);
+            assert!(
+                (e.qv - e.q3).abs() <= 1e-9 * e.qv.abs().max(1e-12),
+                "{} vs {}",
+                e.qv,
+                e.q3
+            );
+            assert_eq!(e.rates[PV], 0.0);
+        }
+    }
+
+    #[test]
+    fn compensator_holds_ten_bar_at_equilibrium() {
+        // With the valve open and K at its equilibrium for pv = psh + C5
+        // (K small), dK/dt = 0 and the margin is C5 - gain K.
+        let d = drive(false);
+        let s = [6.0, 0.0, 0.0, 6e6, 3e6, 7e6];
+        let e = d.eval(0.0, &s, 0.5, 0.0);
+        // At K = 0 with pv - psh = C5 the throttle is held (no windup).
+        assert_eq!(e.rates[K], 0.0);
+    }
+}
