@@ -5,6 +5,7 @@
 //! ([`Carriage`], V6), and their parameter tables.
 
 pub mod carriage;
+pub mod doc;
 pub mod drive;
 pub mod params;
 

@@ -1,0 +1,112 @@
+//! The packaged FMUs as archives: the binary sits in the platform folder
+//! each standard prescribes (`binaries/linux64/` for FMI 2.0,
+//! `binaries/x86_64-linux/` for FMI 3.0) under the model identifier's name,
+//! and it exports every function the official FMI 2.0 and FMI 3.0 headers
+//! declare (one binary serves both versions, so both lists are checked in
+//! each FMU), as a master's `dlsym` would look them up.
+
+use anyhow::{Context, Result, anyhow, ensure};
+use fmu_tests::{
+    FmiVersion, extract_fmu, official_function_names, official_header_dir, require_fmu, scratch_dir,
+};
+use model_description::parse_model_description;
+use std::ffi::{CStr, c_char};
+use std::path::PathBuf;
+
+const MODEL: &str = "OrificeChain";
+
+/// Unpacks the FMU of `version` and returns the path of its binary after
+/// checking where it sits in the archive.
+fn unpacked_binary(version: FmiVersion) -> Result<PathBuf> {
+    let fmu = require_fmu(version, MODEL);
+    let dir = scratch_dir(&format!("exports-{}", version.prefix()))?;
+    let entries = extract_fmu(&fmu, &dir)?;
+    let xml = std::fs::read_to_string(dir.join("modelDescription.xml"))
+        .with_context(|| format!("{} has no modelDescription.xml", fmu.display()))?;
+    let description = parse_model_description(&xml).map_err(|e| anyhow!("{e}"))?;
+    ensure!(
+        description.fmi_version == version.xml_version(),
+        "{}: fmiVersion is {}",
+        fmu.display(),
+        description.fmi_version
+    );
+    let expected = format!(
+        "binaries/{}/{}.so",
+        version.linux_platform_folder(),
+        description.model_identifier
+    );
+    ensure!(
+        entries.contains(&expected),
+        "{version}: {expected} is not in {}; the archive holds {entries:?}",
+        fmu.display()
+    );
+    let misplaced: Vec<&String> = entries
+        .iter()
+        .filter(|e| e.ends_with(".so") && **e != expected)
+        .collect();
+    ensure!(
+        misplaced.is_empty(),
+        "{version}: shared libraries outside {expected}: {misplaced:?}"
+    );
+    Ok(dir.join(expected))
+}
+
+/// Every official function name that the binary does not export.
+fn missing_exports(binary: &PathBuf, names: &[String]) -> Result<Vec<String>> {
+    // SAFETY: loading our own FMU binary runs no initialisers beyond Rust's
+    // standard library setup.
+    let library = unsafe { libloading::Library::new(binary) }
+        .with_context(|| format!("cannot load {}", binary.display()))?;
+    Ok(names
+        .iter()
+        .filter(|name| {
+            // SAFETY: the symbol is only looked up, never called.
+            unsafe { library.get::<unsafe extern "C" fn()>(name.as_bytes()) }.is_err()
+        })
+        .cloned()
+        .collect())
+}
+
+/// Calls a `const char* f(void)` export (`fmi2GetVersion` and the like).
+fn call_string_function(binary: &PathBuf, name: &str) -> Result<String> {
+    // SAFETY: as in `missing_exports`.
+    let library = unsafe { libloading::Library::new(binary) }?;
+    // SAFETY: the official headers declare these functions as
+    // `const char* f(void)`, returning a static string.
+    let text = unsafe {
+        let f = library.get::<unsafe extern "C" fn() -> *const c_char>(name.as_bytes())?;
+        let p = f();
+        ensure!(!p.is_null(), "{name}() returned NULL");
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    };
+    Ok(text)
+}
+
+fn check_exports(version: FmiVersion) -> Result<()> {
+    let binary = unpacked_binary(version)?;
+    let headers = official_header_dir()?;
+    for api in FmiVersion::ALL {
+        let names = official_function_names(&headers, api)?;
+        let missing = missing_exports(&binary, &names)?;
+        ensure!(
+            missing.is_empty(),
+            "the binary of the {version} FMU lacks {} of the {} {api} functions: {missing:?}",
+            missing.len(),
+            names.len()
+        );
+    }
+    ensure!(call_string_function(&binary, "fmi2GetVersion")? == "2.0");
+    ensure!(call_string_function(&binary, "fmi2GetTypesPlatform")? == "default");
+    ensure!(call_string_function(&binary, "fmi3GetVersion")? == "3.0");
+    Ok(())
+}
+
+#[test]
+fn fmi2_fmu_binary_is_in_linux64_and_exports_every_fmi_function() -> Result<()> {
+    check_exports(FmiVersion::Fmi2)
+}
+
+#[test]
+fn fmi3_fmu_binary_is_in_x86_64_linux_and_exports_every_fmi_function() -> Result<()> {
+    check_exports(FmiVersion::Fmi3)
+}
