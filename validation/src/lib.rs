@@ -2,6 +2,8 @@
 //! the error metrics every check and benchmark reports.
 
 use anyhow::{Context, Result, bail};
+pub mod fmu3;
+
 use std::path::{Path, PathBuf};
 
 /// The repository root (the parent of this crate's folder).

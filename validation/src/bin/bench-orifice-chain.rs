@@ -3,20 +3,14 @@
 //! explicit Euler and RK4 at 1e-4 s and 1e-3 s, each with both bulk-modulus
 //! laws; wall time, real-time factor, right-hand-side evaluations, accuracy
 //! against the SciPy reference, and doStep latency, all measured in one run
-//! through the exported FMI 3 functions of the release build.
+//! through the FMI 3 functions of the packaged FMU (dist/fmi3/OrificeChain.fmu).
 //!
 //! Run: `cargo run --release -p validation --bin bench-orifice-chain`
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Parser;
-use fmu_core::model::{
-    VR_EXPLICIT_STEP, VR_RTOL, VR_SOLVER, VR_STAT_JACOBIANS, VR_STAT_REJECTED, VR_STAT_RHS,
-    VR_STAT_STEPS,
-};
-use orifice_chain as oc;
-use orifice_chain::vr;
-use std::ffi::CString;
 use std::time::Instant;
+use validation::fmu3::Fmu3;
 use validation::{Trace, percentile, relative_rms_percent, repo_root};
 
 /// Benchmark OrificeChain integrators side by side.
@@ -29,6 +23,9 @@ struct Args {
     /// Communication step, s.
     #[arg(long, default_value_t = 1e-3)]
     step: f64,
+    /// The FMI 3 FMU to measure.
+    #[arg(long, default_value = "dist/fmi3/OrificeChain.fmu")]
+    fmu: std::path::PathBuf,
 }
 
 struct Run {
@@ -53,109 +50,61 @@ struct Outcome {
     status: String,
 }
 
-fn token() -> CString {
-    let desc = fmu_core::full_description::<oc::OrificeChain, 2>();
-    CString::new(desc.instantiation_token()).expect("token")
-}
-
-/// Runs one configuration through the FMI 3 interface.
-fn simulate(run: &Run, stop: f64, h: f64, reference: &Trace) -> Result<Outcome> {
-    let name = CString::new("bench")?;
-    let token = token();
-    // SAFETY: valid C strings; a null logger is allowed in FMI 3.
-    let inst = unsafe {
-        oc::fmi3InstantiateCoSimulation(
-            name.as_ptr(),
-            token.as_ptr(),
-            std::ptr::null(),
-            0,
-            0,
-            0,
-            0,
-            std::ptr::null(),
-            0,
-            std::ptr::null_mut(),
-            None,
-            None,
-        )
-    };
-    if inst.is_null() {
-        bail!("instantiation refused");
-    }
-    let set_f64 = |vr: u32, v: f64| {
-        // SAFETY: one value reference, one value.
-        unsafe { oc::fmi3SetFloat64(inst, &vr, 1, &v, 1) }
-    };
-    let get_f64 = |vr: u32| {
-        let mut v = f64::NAN;
-        // SAFETY: one value reference, one value.
-        unsafe { oc::fmi3GetFloat64(inst, &vr, 1, &mut v, 1) };
-        v
-    };
-    let natural = u8::from(run.natural_log);
-    // SAFETY: valid arrays of length 1; live instance.
-    unsafe {
-        oc::fmi3SetBoolean(inst, &vr::BULK_LOG_NATURAL, 1, &natural, 1);
-        oc::fmi3SetInt32(inst, &VR_SOLVER, 1, &run.solver, 1);
-        oc::fmi3EnterInitializationMode(inst, 0, 0.0, 0.0, 1, stop);
-        oc::fmi3ExitInitializationMode(inst);
-    }
-    set_f64(VR_EXPLICIT_STEP, run.explicit_step);
-    set_f64(VR_RTOL, run.rtol);
+/// Runs one configuration through the FMU's fmi3 functions.
+fn simulate(fmu: &Fmu3, run: &Run, stop: f64, h: f64, reference: &Trace) -> Result<Outcome> {
+    let mut inst = fmu.instantiate("bench")?;
+    inst.set_bool("bulk_log_natural", run.natural_log)?;
+    inst.set_int("solver", run.solver)?;
+    inst.initialize(stop)?;
+    inst.set("explicit_step", run.explicit_step)?;
+    inst.set("rtol", run.rtol)?;
+    let (vr_p1, vr_p2) = (fmu.vr("p1")?, fmu.vr("p2")?);
     let n = (stop / h).round() as usize;
     let ref_len = reference.time.len();
     let mut p1 = Vec::with_capacity(ref_len);
     let mut p2 = Vec::with_capacity(ref_len);
-    p1.push(get_f64(vr::P1));
-    p2.push(get_f64(vr::P2));
+    p1.push(inst.get_vr(vr_p1)?);
+    p2.push(inst.get_vr(vr_p2)?);
     let mut step_times = Vec::with_capacity(n);
-    let (mut ev, mut term, mut early, mut last) = (0u8, 0u8, 0u8, 0.0);
     let mut status = String::from("ok");
     let started = Instant::now();
     for k in 0..n {
         let t = k as f64 * h;
         let t0 = Instant::now();
-        // SAFETY: valid out-pointers; live instance.
-        let s = unsafe { oc::fmi3DoStep(inst, t, h, 1, &mut ev, &mut term, &mut early, &mut last) };
+        let s = inst.do_step(t, h);
         step_times.push(t0.elapsed().as_secs_f64());
         if s != 0 {
             status = format!("doStep status {s} at t = {t:.3} s");
             break;
         }
         if p1.len() < ref_len {
-            p1.push(get_f64(vr::P1));
-            p2.push(get_f64(vr::P2));
+            p1.push(inst.get_vr(vr_p1)?);
+            p2.push(inst.get_vr(vr_p2)?);
         }
     }
     let wall = started.elapsed().as_secs_f64();
-    let out = {
-        let m = p1.len().min(ref_len);
-        let rp1 = &reference.signal("p1").expect("p1")[..m];
-        let rp2 = &reference.signal("p2").expect("p2")[..m];
-        Outcome {
-            wall,
-            rhs: get_f64(VR_STAT_RHS),
-            jacobians: get_f64(VR_STAT_JACOBIANS),
-            substeps: get_f64(VR_STAT_STEPS),
-            rejected: get_f64(VR_STAT_REJECTED),
-            rms_p1: relative_rms_percent(&p1[..m], rp1),
-            rms_p2: relative_rms_percent(&p2[..m], rp2),
-            p2_end: get_f64(vr::P2),
-            worst_step: step_times.iter().copied().fold(0.0, f64::max),
-            p999_step: {
-                step_times.sort_by(f64::total_cmp);
-                percentile(&step_times, 0.999)
-            },
-            status,
-        }
-    };
-    // SAFETY: live instance, freed once.
-    unsafe { oc::fmi3FreeInstance(inst) };
-    Ok(out)
+    let m = p1.len().min(ref_len);
+    let rp1 = &reference.signal("p1").expect("p1")[..m];
+    let rp2 = &reference.signal("p2").expect("p2")[..m];
+    step_times.sort_by(f64::total_cmp);
+    Ok(Outcome {
+        wall,
+        rhs: inst.get("solver_rhs_evals")?,
+        jacobians: inst.get("solver_jacobian_evals")?,
+        substeps: inst.get("solver_steps")?,
+        rejected: inst.get("solver_rejected")?,
+        rms_p1: relative_rms_percent(&p1[..m], rp1),
+        rms_p2: relative_rms_percent(&p2[..m], rp2),
+        p2_end: inst.get_vr(vr_p2)?,
+        worst_step: step_times.last().copied().unwrap_or(0.0),
+        p999_step: percentile(&step_times, 0.999),
+        status,
+    })
 }
 
 fn main() -> Result<()> {
     let args = Args::parse();
+    let fmu = Fmu3::load(&args.fmu)?;
     let scenarios = repo_root().join("validation/scenarios/OrificeChain");
     let ref_log10 = Trace::read_csv(&scenarios.join("startup/OrificeChain_ref.csv"))?;
     let ref_ln = Trace::read_csv(&scenarios.join("startup_ln/OrificeChain_ref.csv"))?;
@@ -183,9 +132,10 @@ fn main() -> Result<()> {
         }
     }
     println!(
-        "OrificeChain: {} s at a {} ms communication step, through fmi3DoStep (release build)",
+        "OrificeChain: {} s at a {} ms communication step, through fmi3DoStep of {}",
         args.stop,
-        args.step * 1e3
+        args.step * 1e3,
+        args.fmu.display()
     );
     println!(
         "accuracy: relative RMS error of p1, p2 against the SciPy Radau reference over 0..5 s \
@@ -209,7 +159,7 @@ fn main() -> Result<()> {
     let mut implicit_rtf = None;
     for run in &runs {
         let reference = if run.natural_log { &ref_ln } else { &ref_log10 };
-        let o = simulate(run, args.stop, args.step, reference)?;
+        let o = simulate(&fmu, run, args.stop, args.step, reference)?;
         let rtf = args.stop / o.wall;
         if run.solver == 1 && run.rtol == 1e-6 && !run.natural_log {
             implicit_rtf = Some((rtf, o.rms_p1.max(o.rms_p2)));

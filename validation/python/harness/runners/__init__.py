@@ -1,0 +1,1 @@
+"""Runners of the validation protocol, one module per FMI master (``python -m harness.runners.<master>``)."""

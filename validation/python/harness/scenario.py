@@ -1,0 +1,252 @@
+"""Scenarios as data: the FMI Cross-Check layout plus ``scenario.json``.
+
+A scenario is a folder ``<root>/<Model>/<scenario>/`` holding
+
+- ``<Model>_in.csv``: inputs over time (``time`` then one column per FMU input);
+- ``<Model>_ref.csv``: the reference outputs (``time`` then one column per signal);
+- ``<Model>_ref.opt``: ``StartTime``, ``StopTime``, ``StepSize``, ``RelTol`` lines;
+- ``scenario.json``: the parameters to set, the signals to compare with their
+  bounds, and optionally ``interpolation``, ``step_sizes``, ``analytic`` and
+  ``crosscheck`` (see README.md).
+
+Nothing in this module depends on a model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from harness.tables import Table, read_table
+
+INTERPOLATIONS = ("step", "linear")
+
+
+class ScenarioError(Exception):
+    """A scenario folder that cannot be used (missing file, bad field)."""
+
+
+@dataclass
+class Bounds:
+    """Acceptance bounds of one compared signal (SI units)."""
+
+    rel_rms_percent: float  # RMS(result - ref) / mean |ref|, in %
+    max_abs: float  # max |result - ref|, in the signal's unit
+
+
+@dataclass
+class AnalyticCheck:
+    """A value the model card derives analytically: ``signal`` at ``time`` (s)
+    must equal ``value`` within ``rel_tol`` (relative) or ``abs_tol``."""
+
+    signal: str
+    time: float
+    value: float
+    rel_tol: float | None = None
+    abs_tol: float | None = None
+    note: str = ""
+
+    def tolerance(self) -> float:
+        """Largest accepted |computed - value|."""
+        tols = []
+        if self.rel_tol is not None:
+            tols.append(self.rel_tol * abs(self.value))
+        if self.abs_tol is not None:
+            tols.append(self.abs_tol)
+        return max(tols)
+
+    def describe(self) -> str:
+        parts = []
+        if self.rel_tol is not None:
+            parts.append(f"rel {self.rel_tol:g}")
+        if self.abs_tol is not None:
+            parts.append(f"abs {self.abs_tol:g}")
+        return f"{self.signal}({self.time:g} s) = {self.value:.10g} ({', '.join(parts)})"
+
+
+@dataclass
+class Options:
+    """The ``_ref.opt`` file: experiment start/stop (s), step (s), tolerance."""
+
+    start_time: float
+    stop_time: float
+    step_size: float
+    rel_tol: float | None
+
+
+@dataclass
+class Scenario:
+    """One scenario of one model, read from its folder."""
+
+    model: str
+    name: str
+    folder: Path
+    spec: dict
+    options: Options
+    inputs_file: Path
+    reference_file: Path
+    signals: dict[str, Bounds]
+    parameters: dict
+    interpolation: str
+    step_sizes: list[float]
+    analytic: list[AnalyticCheck] = field(default_factory=list)
+    crosscheck_file: Path | None = None
+    generated_by: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.model}/{self.name}"
+
+    def inputs(self) -> Table:
+        return read_table(self.inputs_file)
+
+    def reference(self) -> Table:
+        return read_table(self.reference_file)
+
+
+def parse_options(path: Path) -> Options:
+    """Read a Cross-Check ``.opt`` file (``Key, value`` lines)."""
+    values = {}
+    for line in path.read_text().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, _, value = line.partition(",")
+        try:
+            values[key.strip()] = float(value.strip())
+        except ValueError:
+            raise ScenarioError(f"{path}: bad line {line!r}") from None
+    missing = [k for k in ("StartTime", "StopTime", "StepSize") if k not in values]
+    if missing:
+        raise ScenarioError(f"{path}: missing {', '.join(missing)}")
+    options = Options(values["StartTime"], values["StopTime"], values["StepSize"], values.get("RelTol"))
+    if not options.stop_time > options.start_time or not options.step_size > 0:
+        raise ScenarioError(f"{path}: need StopTime > StartTime and StepSize > 0")
+    return options
+
+
+def load_scenario(folder: Path) -> Scenario:
+    """Read one scenario folder; raises ``ScenarioError`` when it is unusable."""
+    folder = Path(folder).resolve()
+    spec_path = folder / "scenario.json"
+    try:
+        spec = json.loads(spec_path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ScenarioError(f"{spec_path}: {err}") from None
+    model = spec.get("model", folder.parent.name)
+    if model != folder.parent.name:
+        raise ScenarioError(f"{spec_path}: model {model!r} but the folder is {folder.parent.name!r}")
+    name = spec.get("scenario", folder.name)
+
+    def file_field(key: str, default: str) -> Path:
+        path = folder / spec.get(key, default)
+        if not path.is_file():
+            raise ScenarioError(f"{folder}: {key} file {path.name} missing")
+        return path
+
+    options = parse_options(file_field("options", f"{model}_ref.opt"))
+    interpolation = spec.get("interpolation", "step")
+    if interpolation not in INTERPOLATIONS:
+        raise ScenarioError(f"{spec_path}: interpolation must be one of {INTERPOLATIONS}, not {interpolation!r}")
+
+    signals = {}
+    for signal, bounds in spec.get("signals", {}).items():
+        try:
+            signals[signal] = Bounds(float(bounds["rel_rms_percent"]), float(bounds["max_abs"]))
+        except (KeyError, TypeError, ValueError):
+            raise ScenarioError(f"{spec_path}: signal {signal!r} needs rel_rms_percent and max_abs") from None
+    if not signals:
+        raise ScenarioError(f"{spec_path}: no signals to compare")
+
+    steps = [options.step_size]
+    for h in spec.get("step_sizes", []):
+        h = float(h)
+        if not h > 0:
+            raise ScenarioError(f"{spec_path}: step size {h} must be > 0")
+        if not any(math.isclose(h, s, rel_tol=1e-12) for s in steps):
+            steps.append(h)
+
+    analytic = []
+    for entry in spec.get("analytic", []):
+        try:
+            check = AnalyticCheck(
+                signal=entry["signal"],
+                time=float(entry["time"]),
+                value=float(entry["value"]),
+                rel_tol=None if entry.get("rel_tol") is None else float(entry["rel_tol"]),
+                abs_tol=None if entry.get("abs_tol") is None else float(entry["abs_tol"]),
+                note=entry.get("note", ""),
+            )
+        except (KeyError, TypeError, ValueError):
+            raise ScenarioError(f"{spec_path}: analytic entry {entry!r} needs signal, time, value") from None
+        if check.rel_tol is None and check.abs_tol is None:
+            raise ScenarioError(f"{spec_path}: analytic entry {entry!r} needs rel_tol or abs_tol")
+        analytic.append(check)
+
+    crosscheck = spec.get("crosscheck")
+    return Scenario(
+        model=model,
+        name=name,
+        folder=folder,
+        spec=spec,
+        options=options,
+        inputs_file=file_field("inputs", f"{model}_in.csv"),
+        reference_file=file_field("reference", f"{model}_ref.csv"),
+        signals=signals,
+        parameters=dict(spec.get("parameters", {})),
+        interpolation=interpolation,
+        step_sizes=steps,
+        analytic=analytic,
+        crosscheck_file=None if crosscheck is None else folder / crosscheck,
+        generated_by=spec.get("generated_by"),
+    )
+
+
+def discover(root: Path) -> tuple[list[Scenario], list[str]]:
+    """Every scenario under ``root/<Model>/<scenario>/scenario.json``, sorted,
+    and the problems of folders that could not be read."""
+    scenarios, problems = [], []
+    for spec_path in sorted(Path(root).glob("*/*/scenario.json")):
+        try:
+            scenarios.append(load_scenario(spec_path.parent))
+        except ScenarioError as err:
+            problems.append(str(err))
+    return scenarios, problems
+
+
+def communication_points(start: float, stop: float, step: float) -> np.ndarray:
+    """The communication grid ``start + k * step``, k = 0..N with
+    N = round((stop - start) / step); each point computed from k, not summed."""
+    n = int(round((stop - start) / step))
+    return start + np.arange(n + 1) * step
+
+
+def sample_inputs(table: Table, times: np.ndarray, interpolation: str, step: float) -> np.ndarray:
+    """Input values at the communication points ``times`` (rows x inputs).
+
+    The rule every runner applies (README.md, "Inputs"): take the last row of
+    the input table whose time is <= t (within 1e-9 of the step, to absorb
+    rounding); at a time that appears twice (a discontinuity) that is the
+    later row. With ``step`` interpolation that row's value holds until the
+    next row; with ``linear`` the value is interpolated linearly to the next
+    row. Before the first row the first value holds, after the last the last.
+    """
+    t_in = table.time
+    if np.any(np.diff(t_in) < 0):
+        raise ScenarioError("input times must be non-decreasing")
+    values = table.values[:, 1:]
+    eps = 1e-9 * step
+    out = np.empty((len(times), values.shape[1]))
+    for row, t in enumerate(times):
+        i = int(np.searchsorted(t_in, t + eps, side="right")) - 1
+        if i < 0:
+            out[row] = values[0]
+        elif i == len(t_in) - 1 or interpolation == "step" or t_in[i] >= t - eps:
+            out[row] = values[i]
+        else:
+            w = (t - t_in[i]) / (t_in[i + 1] - t_in[i])
+            out[row] = values[i] + w * (values[i + 1] - values[i])
+    return out
