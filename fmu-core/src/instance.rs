@@ -360,6 +360,28 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         }
     }
 
+    /// The name of a variable type in the instance's FMI version.
+    fn type_name(&self, kind: &VariableType) -> &'static str {
+        match (kind, self.version) {
+            (VariableType::Real { .. }, FmiVersion::Fmi2) => "Real",
+            (VariableType::Real { .. }, FmiVersion::Fmi3) => "Float64",
+            (VariableType::Integer { .. }, FmiVersion::Fmi2) => "Integer",
+            (VariableType::Integer { .. }, FmiVersion::Fmi3) => "Int32",
+            (VariableType::Boolean { .. }, _) => "Boolean",
+        }
+    }
+
+    /// The name of a requested value type in the instance's FMI version.
+    fn wanted_name(&self, wanted: ValueType) -> &'static str {
+        match (wanted, self.version) {
+            (ValueType::Real, FmiVersion::Fmi2) => "Real",
+            (ValueType::Real, FmiVersion::Fmi3) => "Float64",
+            (ValueType::Integer, FmiVersion::Fmi2) => "Integer",
+            (ValueType::Integer, FmiVersion::Fmi3) => "Int32",
+            (ValueType::Boolean, _) => "Boolean",
+        }
+    }
+
     /// Refuses a function for a capability this FMU does not have.
     pub fn unsupported<R>(&self, function: &str, what: &str) -> FmiResult<R> {
         self.fail(
@@ -530,8 +552,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 &format!(
                     "variable '{}' (value reference {vr}) is {}, not {}",
                     var.name,
-                    var.kind.kind_name(),
-                    wanted.name()
+                    self.type_name(&var.kind),
+                    self.wanted_name(wanted)
                 ),
             );
         }
@@ -655,8 +677,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                     &format!(
                         "variable '{}' (value reference {vr}) is {}, not {}",
                         var.name,
-                        var.kind.kind_name(),
-                        wanted.name()
+                        self.type_name(&var.kind),
+                        self.wanted_name(wanted)
                     ),
                 );
             }
@@ -695,7 +717,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                     &format!(
                         "variable '{}' (value reference {vr}) is {}, not {type_name}",
                         self.desc.variables[row].name,
-                        self.desc.variables[row].kind.kind_name()
+                        self.type_name(&self.desc.variables[row].kind)
                     ),
                 ),
                 None => self.fail(

@@ -68,6 +68,38 @@ impl Trace {
     }
 }
 
+/// A piecewise-constant (step-interpolated) input signal from a scenario's
+/// `<Model>_in.csv`: the value at time `t` is that of the last row at or
+/// before `t`.
+#[derive(Debug, Clone)]
+pub struct StepInput {
+    trace: Trace,
+}
+
+impl StepInput {
+    /// Reads `<Model>_in.csv`.
+    pub fn read_csv(path: &Path) -> Result<Self> {
+        let trace = Trace::read_csv(path)?;
+        if trace.time.is_empty() {
+            bail!("{}: no rows", path.display());
+        }
+        Ok(StepInput { trace })
+    }
+
+    /// Input names.
+    pub fn names(&self) -> &[String] {
+        &self.trace.names
+    }
+
+    /// Value of input `index` at time `t`; a small tolerance puts a switching
+    /// instant computed in floating point on the new value.
+    pub fn at(&self, index: usize, t: f64) -> f64 {
+        let time = &self.trace.time;
+        let k = time.partition_point(|&ti| ti <= t + 1e-9);
+        self.trace.columns[index][k.saturating_sub(1)]
+    }
+}
+
 /// Relative RMS error in %: RMS of the difference over the mean absolute
 /// reference value.
 pub fn relative_rms_percent(result: &[f64], reference: &[f64]) -> f64 {

@@ -488,7 +488,7 @@ fn fmi3_typed_access_checks() {
         unsafe { oc::fmi3GetInt8(f.c, &vr::PS, 1, &mut v8, 1) },
         ERROR
     );
-    assert!(f.log.saw("is Real, not Int8"));
+    assert!(f.log.saw("is Float64, not Int8"));
     let mut two = [0.0; 2];
     // SAFETY: out array of length 2, one vr.
     assert_eq!(

@@ -8,7 +8,7 @@ use fmu_core::model_description::{
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Model, OdeSystem, Values};
 use valve_drive::Carriage;
-use valve_drive::params::{self, m};
+use valve_drive::params;
 
 /// Value references.
 pub mod vr {
@@ -147,6 +147,6 @@ mod tests {
     #[test]
     fn table_validates() {
         fmu_core::checked_description::<SlidingMass, NX>().unwrap();
-        assert_eq!(m::COUNT, 10);
+        assert_eq!(valve_drive::params::m::COUNT, 10);
     }
 }

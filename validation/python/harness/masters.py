@@ -1,0 +1,69 @@
+"""The runner table: every FMI master the harness drives, and its command line.
+
+Each runner is a separate process following the protocol of README.md
+(``<command> --fmu PATH --scenario DIR --step H --out RESULT.csv
+--fmi-version 2|3``). The table says nothing about models.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import REPO_ROOT
+
+
+@dataclass
+class Master:
+    """One FMI master behind the runner protocol."""
+
+    name: str
+    command: list[str]  # program and its leading arguments
+    fmi_versions: tuple[int, ...]  # what the master is expected to run (documentation only)
+    build_hint: str = ""  # how to build the program when it is missing
+
+    def missing_program(self) -> str | None:
+        """Why the runner cannot be started, or None."""
+        program = Path(self.command[0])
+        if program.is_absolute() or "/" in self.command[0]:
+            if not program.is_file():
+                hint = f" (build it: {self.build_hint})" if self.build_hint else ""
+                return f"runner not built: {program} does not exist{hint}"
+        return None
+
+
+def python_runner(name: str, fmi_versions: tuple[int, ...]) -> Master:
+    return Master(name, [sys.executable, "-m", f"harness.runners.{name}"], fmi_versions)
+
+
+def default_masters() -> list[Master]:
+    """The masters of the issue, in report order."""
+    return [
+        Master(
+            "fmi-rs",
+            [str(REPO_ROOT / "target" / "release" / "fmi-runner")],
+            (2, 3),
+            "cargo build --release -p validation --bin fmi-runner",
+        ),
+        python_runner("fmpy", (2, 3)),
+        python_runner("ecospy", (2, 3)),
+        python_runner("libcosimpy", (2,)),
+    ]
+
+
+def apply_overrides(masters: list[Master], overrides: list[str]) -> list[Master]:
+    """``NAME=COMMAND`` replaces a master's command line (or adds a master)."""
+    by_name = {m.name: m for m in masters}
+    for override in overrides:
+        name, sep, command = override.partition("=")
+        if not sep or not name or not command.strip():
+            raise ValueError(f"--runner expects NAME=COMMAND, got {override!r}")
+        if name in by_name:
+            by_name[name].command = shlex.split(command)
+        else:
+            master = Master(name, shlex.split(command), (2, 3))
+            masters.append(master)
+            by_name[name] = master
+    return masters

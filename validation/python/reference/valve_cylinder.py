@@ -1,0 +1,784 @@
+#!/usr/bin/env python3
+"""Independent reference solution of the ValveCylinder model card.
+
+The equations V1-V6 of ``shared/models/valve-cylinder.md`` (corrected forms,
+deadband form of V4, K clamped to [0, Kmax] with anti-windup, shuttle pressure
+max(p1, p2), LuGre friction, push-only end stops) are written out here as plain
+functions in SI units, with the orifice law E2 (p_tr = 1e5 Pa) and the log10
+bulk modulus E4 of ``shared/models/orifice-chain.md``.
+
+How the discontinuities are handled (see valve_cylinder_NOTES.md):
+
+* The input U is piecewise constant; every integration stops exactly at each
+  input switching time and restarts there (no step ever spans a jump of U).
+* Every other non-smooth point of the right-hand side is a zero of a
+  *switching function* (21 of them: the deadband edges Us = +-Ud, p1 = p2 in
+  max(p1, p2), v = 0 in |v|, x = Sc and x = 0 and the push-only force
+  conditions of the end stops, p = 0 in the max(p, 0) of E4, dp = +-p_tr of
+  the five orifices). Between two events the branch of every switch is
+  *locked* (the RHS uses the analytic continuation of the branch it started
+  on), so each piece is a smooth ODE; a sign change of a switching function
+  is located as a terminal event and the integration restarts on the other
+  branch. The K clamps are a hybrid mode (free / held at 0 / held at Kmax)
+  with their own events: K reaching 0 or Kmax while free; the unclamped
+  K' changing sign while held.
+* Both SciPy Radau (solve_ivp) and SUNDIALS CVODE (BDF, scikit-sundae, its own
+  root finding) integrate the same piecewise system with the analytic
+  Jacobian; their agreement is reported per signal.
+
+Per scenario it writes, in the FMI Cross-Check layout,
+``validation/scenarios/ValveCylinder/<scenario>/``: ``ValveCylinder_in.csv``,
+``ValveCylinder_ref.csv``, ``ValveCylinder_ref.opt`` and ``scenario.json``.
+With ``--check`` nothing is written: the files are recomputed and compared
+with the ones on disk (the changed files are named). The card's "Numbers an
+implementation must reproduce" are recomputed and printed as PASS / FAIL /
+DISCREPANCY (a number the card's own equations do not give; documented in
+CARD_DISCREPANCIES, not tuned away).
+
+Exit status: 0 when every check passes (documented card discrepancies do not
+fail the run) and, with ``--check``, the committed files match; 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+MODEL = "ValveCylinder"
+CARD = "shared/models/valve-cylinder.md"
+SCRIPT = "validation/python/reference/valve_cylinder.py"
+LEVELS_CSV = Path(__file__).resolve().parents[4] / "shared" / "models" / "valve-cylinder-random-levels.csv"
+
+# Parameters of the model card (its parameter table, "replaced" values where
+# the card replaces the paper's), plus the bulk-modulus constants of the
+# orifice-chain card (E4, log10), SI units.
+CARD_PARAMETERS = {
+    "ps": 1.4e7,  # Pa, pump (supply) pressure
+    "pt": 9e5,  # Pa, tank pressure (9 bar back-pressure)
+    "p1_0": 9e5,  # Pa, initial pressure in chamber A
+    "p2_0": 9e5,  # Pa, initial pressure in chamber B
+    "pv_0": 9e5,  # Pa, initial pressure in the small volume Vv
+    "C1": 4.65e7,  # compensator constant (V3)
+    "C2": -1.79e4,  # 1/bar, compensator constant, multiplies (ps - pv) in bar
+    "C3": 4.0e11,  # compensator time constant (V3)
+    "C5": 1e6,  # Pa, compensator set margin (V3)
+    "K_0": 5e-11,  # m3/(s Pa^0.5), initial throttle coefficient
+    "Kmax": 5e-8,  # m3/(s Pa^0.5), upper clamp of K
+    "A1": 8.04e-4,  # m2, piston area, chamber A
+    "A2": 4.24e-4,  # m2, annulus area, chamber B
+    "m": 200.0,  # kg, moving mass
+    "Sc": 1.0,  # m, stroke
+    "x_0": 1.0,  # m, initial piston position
+    "Vdead": 1e-3,  # m3, dead volume of each chamber (lines)
+    "Vv": 1e-5,  # m3, small volume between compensator and valve
+    "Cv": 2.315e-9,  # m3/(s V Pa^0.5), valve flow constant
+    "Ud": 2.0,  # V, deadband (insensitivity) of the valve
+    "Kv": 0.99,  # 1, valve gain (V1)
+    "wn": 331.0,  # rad/s, spool natural frequency (V1)
+    "zeta": 0.62,  # 1, spool damping ratio (V1)
+    "sigma0": 2.15e6,  # N/m, LuGre bristle stiffness (replaced)
+    "sigma1": 6.368,  # N s/m, LuGre bristle damping
+    "kv": 1280.0,  # N s/m, viscous friction
+    "Fc": 320.0,  # N, Coulomb friction (replaced)
+    "Fs": 364.0,  # N, static friction (replaced)
+    "vs": 3.47e-3,  # m/s, Stribeck velocity (replaced)
+    "k_s": 1e8,  # N/m, end-stop stiffness (added)
+    "c_s": 2e5,  # N s/m, end-stop damping (added)
+    "p_tr": 1e5,  # Pa, transition pressure of the regularised orifice law (E2)
+    # E4 of the orifice-chain card (log10):
+    "Emax": 1.8e9,  # Pa
+    "pmax": 2.8e7,  # Pa
+    "a1": 0.5,
+    "a2": 90.0,
+    "a3": 3.0,
+}
+
+# State vector (order used everywhere in this file).
+STATES = ("Us", "dUs", "K", "p1", "p2", "pv", "x", "v", "z")
+I_US, I_DUS, I_K, I_P1, I_P2, I_PV, I_X, I_V, I_Z = range(9)
+
+# Columns of the reference CSV (after "time"), SI units.
+SIGNALS = ("x", "v", "p1", "p2", "pv", "Qv", "Q1", "Q2", "Q3", "F_mu", "Us")
+
+# Solver settings.
+RADAU_RTOL = 1e-10
+CVODE_RTOL = 1e-10
+# Absolute tolerance = rtol * this scale (per state): V, V/s, m3/(s Pa^0.5),
+# Pa, Pa, Pa, m, m/s, m.
+ATOL_SCALE = np.array([1.0, 100.0, 1e-9, 1e5, 1e5, 1e5, 1e-2, 1e-3, 1e-6])
+MAX_STEP = 2e-3  # s; steps never span two sign changes of a slow switching function
+OPT_REL_TOL = 1e-6  # tolerance written to the .opt file for the masters
+OPT_STEP = 1e-3  # s, StepSize in the .opt file
+# Acceptance: Radau vs CVODE relative RMS must be below a tenth of the
+# tightest bound that uses the signal (x 0.1 %, pv 1 %, others 1 %), in %.
+SIGNAL_BOUNDS = {"x": 0.1, "v": 1.0, "p1": 1.0, "p2": 1.0, "pv": 1.0}
+AGREEMENT_FRACTION = 0.1
+# --check: largest accepted change against the committed trace, relative to
+# the signal's mean magnitude (far below the solver accuracy; allows for
+# last-bit differences of another BLAS/CPU).
+CHECK_LIMIT = 1e-9
+
+U_REPEATABLE = (-6.0, 9.0)  # V, first and second half of each 2.5 s period
+
+SCENARIOS = {
+    "repeatable": {
+        "description": "Card scenario (a): 10 s, U = -6 V for the first half and +9 V for the second half "
+        "of each 2.5 s period; card initial state (x_0 = 1 m, on the stop).",
+        "input": "repeatable",
+        "stop": 10.0,
+        "grid": 1e-3,
+        "parameters": {},
+    },
+    "random": {
+        "description": "Card scenario (b): 50 s, U held 0.5 s at each of the 100 levels of "
+        "shared/models/valve-cylinder-random-levels.csv; card initial state (x_0 = 1 m, on the stop).",
+        "input": "random",
+        "stop": 50.0,
+        "grid": 5e-3,
+        "parameters": {},
+    },
+    "repeatable_mid": {
+        "description": "Card scenario (a) with x_0 = 0.5 m (piston off the stops).",
+        "input": "repeatable",
+        "stop": 10.0,
+        "grid": 1e-3,
+        "parameters": {"x_0": 0.5},
+    },
+    "random_mid": {
+        "description": "Card scenario (b) with x_0 = 0.5 m (piston off the stops).",
+        "input": "random",
+        "stop": 50.0,
+        "grid": 5e-3,
+        "parameters": {"x_0": 0.5},
+    },
+}
+
+
+# --------------------------------------------------------------------------
+# Model equations (card V1-V6 with E2, E4), scalar, SI units
+# --------------------------------------------------------------------------
+
+
+def orifice_law(dp: float, p_tr: float) -> float:
+    """(V2 = E2) regularised orifice law f(dp) (flow / coefficient), Pa^0.5.
+
+    |dp| >= p_tr: sign(dp) sqrt(|dp|); |dp| < p_tr:
+    5/(4 sqrt(p_tr)) dp - dp^3/(4 p_tr^2.5) (value and slope continuous).
+    """
+    if abs(dp) >= p_tr:
+        return math.copysign(math.sqrt(abs(dp)), dp)
+    return 1.25 / math.sqrt(p_tr) * dp - dp**3 / (4.0 * p_tr**2.5)
+
+
+def orifice_law_slope(dp: float, p_tr: float) -> float:
+    """df/d(dp) of E2, Pa^-0.5."""
+    if abs(dp) >= p_tr:
+        return 0.5 / math.sqrt(abs(dp))
+    return 1.25 / math.sqrt(p_tr) - 0.75 * dp * dp / p_tr**2.5
+
+
+def bulk_modulus(p: float, par: dict) -> float:
+    """(V2 = E4) B(p) = a1 Emax log10(a2 max(p, 0)/pmax + a3), Pa."""
+    return par["a1"] * par["Emax"] * math.log10(par["a2"] * max(p, 0.0) / par["pmax"] + par["a3"])
+
+
+def valve_opening(us: float, ud: float) -> float:
+    """(V4) deadband: s = Us - Ud (Us >= Ud), Us + Ud (Us <= -Ud), else 0; V."""
+    if us >= ud:
+        return us - ud
+    if us <= -ud:
+        return us + ud
+    return 0.0
+
+
+def valve_flows(us: float, p1: float, p2: float, pv: float, par: dict) -> tuple[float, float, float]:
+    """(V4) Q1 (into chamber A), Q2 (out of chamber B), Q3 (out of Vv), m3/s."""
+    s = valve_opening(us, par["Ud"])
+    cv, pt, p_tr = par["Cv"], par["pt"], par["p_tr"]
+    if s > 0.0:
+        q1 = cv * s * orifice_law(pv - p1, p_tr)
+        q2 = cv * s * orifice_law(p2 - pt, p_tr)
+        return q1, q2, q1
+    if s < 0.0:
+        q1 = cv * s * orifice_law(p1 - pt, p_tr)
+        q2 = cv * s * orifice_law(pv - p2, p_tr)
+        return q1, q2, -q2
+    return 0.0, 0.0, 0.0
+
+
+def compensator_flow(k: float, pv: float, par: dict) -> float:
+    """(V3) Qv = K f(ps - pv), m3/s."""
+    return k * orifice_law(par["ps"] - pv, par["p_tr"])
+
+
+def compensator_rate_unclamped(k: float, p1: float, p2: float, pv: float, par: dict) -> float:
+    """(V3) K' = [C5 - (pv - psh) - (C1 + C2 (ps - pv)/1e5) K] / C3 before the
+    clamp, psh = max(p1, p2), (ps - pv) in bar in the C2 term; m3/(s^2 Pa^0.5)."""
+    psh = max(p1, p2)
+    return (par["C5"] - (pv - psh) - (par["C1"] + par["C2"] * (par["ps"] - pv) / 1e5) * k) / par["C3"]
+
+
+def compensator_rate(k: float, p1: float, p2: float, pv: float, par: dict) -> float:
+    """(V3) K' with the clamp to [0, Kmax] and anti-windup: zero while K sits
+    on a clamp and the unclamped rate pushes it further out."""
+    r = compensator_rate_unclamped(k, p1, p2, pv, par)
+    if (k <= 0.0 and r < 0.0) or (k >= par["Kmax"] and r > 0.0):
+        return 0.0
+    return r
+
+
+def stribeck_g(v: float, par: dict) -> float:
+    """(V6) g(v) = (Fc + (Fs - Fc) exp(-(v/vs)^2)) / sigma0, m."""
+    return (par["Fc"] + (par["Fs"] - par["Fc"]) * math.exp(-((v / par["vs"]) ** 2))) / par["sigma0"]
+
+
+def lugre(v: float, z: float, par: dict) -> tuple[float, float]:
+    """(V6) LuGre: z' = v - |v| z / g(v) (m/s), F_mu = sigma0 z + sigma1 z' + kv v (N)."""
+    dz = v - abs(v) * z / stribeck_g(v, par)
+    return dz, par["sigma0"] * z + par["sigma1"] * dz + par["kv"] * v
+
+
+def stribeck_force(v: float, par: dict) -> float:
+    """Steady-sliding friction of LuGre (z' = 0): sign(v) sigma0 g(v) + kv v, N."""
+    return math.copysign(par["sigma0"] * stribeck_g(v, par), v) + par["kv"] * v
+
+
+def end_stop_force(x: float, v: float, par: dict) -> float:
+    """(V6) push-only spring-dampers at x = 0 and x = Sc, N (positive = +x).
+
+    Upper stop (x > Sc): -max(0, k_s (x - Sc) + c_s v);
+    lower stop (x < 0): +max(0, k_s (-x) - c_s v). Never pulls.
+    """
+    k, c, sc = par["k_s"], par["c_s"], par["Sc"]
+    if x > sc:
+        return -max(0.0, k * (x - sc) + c * v)
+    if x < 0.0:
+        return max(0.0, -k * x - c * v)
+    return 0.0
+
+
+def natural_rhs(y, u: float, par: dict) -> list[float]:
+    """(V1)-(V6) right-hand side with every branch chosen by the current state
+    (the model as the card states it). Used by the explicit Euler runs and the
+    unit tests; the implicit solvers use the branch-locked form below."""
+    us, dus, k, p1, p2, pv, x, v, z = (float(a) for a in y)
+    wn = par["wn"]
+    q1, q2, q3 = valve_flows(us, p1, p2, pv, par)
+    qv = compensator_flow(k, pv, par)
+    dz, f_mu = lugre(v, z, par)
+    v1 = par["A1"] * x + par["Vdead"]
+    v2 = par["A2"] * (par["Sc"] - x) + par["Vdead"]
+    return [
+        dus,
+        par["Kv"] * wn * wn * u - 2.0 * par["zeta"] * wn * dus - wn * wn * us,
+        compensator_rate(k, p1, p2, pv, par),
+        bulk_modulus(p1, par) / v1 * (q1 - par["A1"] * v),
+        bulk_modulus(p2, par) / v2 * (par["A2"] * v - q2),
+        bulk_modulus(pv, par) / par["Vv"] * (qv - q3),
+        v,
+        (p1 * par["A1"] - p2 * par["A2"] - f_mu + end_stop_force(x, v, par)) / par["m"],
+        dz,
+    ]
+
+
+def outputs(y, par: dict) -> dict[str, float]:
+    """Output variables of the card computed from a state (SI units)."""
+    us, _, k, p1, p2, pv, x, v, z = (float(a) for a in y)
+    q1, q2, q3 = valve_flows(us, p1, p2, pv, par)
+    _, f_mu = lugre(v, z, par)
+    return {
+        "x": x, "v": v, "p1": p1, "p2": p2, "pv": pv, "Qv": compensator_flow(k, pv, par),
+        "Q1": q1, "Q2": q2, "Q3": q3, "F_mu": f_mu, "Us": us,
+    }
+
+
+# --------------------------------------------------------------------------
+# Branch-locked (piecewise smooth) form for the implicit solvers
+# --------------------------------------------------------------------------
+
+# Switching functions g_i(y); the RHS is smooth wherever none of them is zero.
+SW_US_HI = 0  # Us - Ud          deadband edge (V4)
+SW_US_LO = 1  # Us + Ud          deadband edge (V4)
+SW_P12 = 2  # p1 - p2            max(p1, p2) (V3)
+SW_V = 3  # v                    |v| in LuGre (V6)
+SW_X_HI = 4  # x - Sc            upper end stop contact (V6)
+SW_F_HI = 5  # k_s (x - Sc) + c_s v   upper stop pushes (V6)
+SW_X_LO = 6  # -x                lower end stop contact (V6)
+SW_F_LO = 7  # k_s (-x) - c_s v  lower stop pushes (V6)
+SW_B1, SW_B2, SW_BV = 8, 9, 10  # p1, p2, pv: max(p, 0) in E4
+ORIFICES = ("ps-pv", "pv-p1", "p1-pt", "p2-pt", "pv-p2")
+SW_ORIFICE = 11  # 11 + 2 i: dp_i - p_tr, 12 + 2 i: dp_i + p_tr (E2 regimes)
+N_SWITCH = 21
+EV_K_A, EV_K_B = 21, 22  # K clamp events (see clamp_events)
+N_EVENTS = 23
+SWITCH_NAMES = (
+    ["Us-Ud", "Us+Ud", "p1-p2", "v", "x-Sc", "F_stop_hi", "-x", "F_stop_lo", "p1>0", "p2>0", "pv>0"]
+    + [f"{o}{s}p_tr" for o in ORIFICES for s in ("-", "+")]
+    + ["K clamp a", "K clamp b"]
+)
+
+K_FREE, K_LOW, K_HIGH = 0, -1, 1
+
+
+class Par:
+    """Parameters as attributes (fast access in the RHS)."""
+
+    def __init__(self, par: dict) -> None:
+        self.__dict__.update(par)
+        self.bscale = par["a1"] * par["Emax"] / math.log(10.0)  # B = bscale ln(a2 p/pmax + a3)
+        self.ptr_sqrt = math.sqrt(par["p_tr"])
+        self.c_lin = 1.25 / self.ptr_sqrt
+        self.c_cub = 0.25 / par["p_tr"] ** 2.5
+        self.par = dict(par)
+
+
+def switch_values(y, p: Par) -> list[float]:
+    """The 21 switching functions g_i(y) (see SW_*)."""
+    us, _, _, p1, p2, pv, x, v, _ = y
+    dps = (p.ps - pv, pv - p1, p1 - p.pt, p2 - p.pt, pv - p2)
+    g = [us - p.Ud, us + p.Ud, p1 - p2, v, x - p.Sc, p.k_s * (x - p.Sc) + p.c_s * v,
+         -x, -p.k_s * x - p.c_s * v, p1, p2, pv]
+    for dp in dps:
+        g.append(dp - p.p_tr)
+        g.append(dp + p.p_tr)
+    return g
+
+
+def natural_locks(y, p: Par) -> list[int]:
+    """Branch signs (+1/-1) that the state itself selects (0 counts as +1)."""
+    return [1 if g >= 0.0 else -1 for g in switch_values(y, p)]
+
+
+def _orifice(dp: float, lk_hi: int, lk_lo: int, p: Par) -> tuple[float, float]:
+    """E2 on a locked regime: sqrt branch if dp - p_tr > 0 is locked, negative
+    sqrt branch if dp + p_tr < 0 is locked, else the cubic; (f, f')."""
+    if lk_hi > 0:
+        r = math.sqrt(abs(dp))
+        return r, 0.5 / r
+    if lk_lo < 0:
+        r = math.sqrt(abs(dp))
+        return -r, 0.5 / r
+    return p.c_lin * dp - p.c_cub * dp**3, p.c_lin - 3.0 * p.c_cub * dp * dp
+
+
+def _bulk(pr: float, lk: int, p: Par) -> tuple[float, float]:
+    """E4 on a locked branch of max(p, 0): (B, dB/dp)."""
+    if lk > 0:
+        arg = p.a2 * pr / p.pmax + p.a3
+        return p.bscale * math.log(arg), p.bscale * p.a2 / (p.pmax * arg)
+    return p.bscale * math.log(p.a3), 0.0
+
+
+def locked_model(y, u: float, lk, kmode: int, p: Par, want_jac: bool = False):
+    """(V1)-(V6) on the locked branches `lk` and K mode `kmode`.
+
+    Returns (dy, jac, extras) with jac the analytic 9x9 Jacobian (or None)
+    and extras a dict of intermediate values (flows, friction, r).
+    """
+    us, dus, k, p1, p2, pv, x, v, z = y
+    wn = p.wn
+    # (V1) spool
+    d_us = dus
+    d_dus = p.Kv * wn * wn * u - 2.0 * p.zeta * wn * dus - wn * wn * us
+    # (V4) opening with deadband
+    if lk[SW_US_HI] > 0:
+        s, ds = us - p.Ud, 1.0
+    elif lk[SW_US_LO] < 0:
+        s, ds = us + p.Ud, 1.0
+    else:
+        s, ds = 0.0, 0.0
+    # orifices (E2), dp as in ORIFICES
+    o = SW_ORIFICE
+    f_v, fp_v = _orifice(p.ps - pv, lk[o], lk[o + 1], p)
+    # flows (V4): Q1 into A, Q2 out of B, Q3 out of Vv; derivatives wrt (Us, p1, p2, pv)
+    if ds > 0.0 and lk[SW_US_HI] > 0:
+        fa, fpa = _orifice(pv - p1, lk[o + 2], lk[o + 3], p)
+        fb, fpb = _orifice(p2 - p.pt, lk[o + 6], lk[o + 7], p)
+        q1 = p.Cv * s * fa
+        q2 = p.Cv * s * fb
+        dq1 = (p.Cv * fa, -p.Cv * s * fpa, 0.0, p.Cv * s * fpa)
+        dq2 = (p.Cv * fb, 0.0, p.Cv * s * fpb, 0.0)
+        q3, dq3 = q1, dq1
+    elif ds > 0.0:
+        fa, fpa = _orifice(p1 - p.pt, lk[o + 4], lk[o + 5], p)
+        fb, fpb = _orifice(pv - p2, lk[o + 8], lk[o + 9], p)
+        q1 = p.Cv * s * fa
+        q2 = p.Cv * s * fb
+        dq1 = (p.Cv * fa, p.Cv * s * fpa, 0.0, 0.0)
+        dq2 = (p.Cv * fb, 0.0, -p.Cv * s * fpb, p.Cv * s * fpb)
+        q3, dq3 = -q2, tuple(-a for a in dq2)
+    else:
+        q1 = q2 = q3 = 0.0
+        dq1 = dq2 = dq3 = (0.0, 0.0, 0.0, 0.0)
+    # (V3) compensator
+    qv = k * f_v
+    use_p1 = lk[SW_P12] > 0
+    psh = p1 if use_p1 else p2
+    c_k = p.C1 + p.C2 * (p.ps - pv) / 1e5
+    r = (p.C5 - (pv - psh) - c_k * k) / p.C3
+    d_k = r if kmode == K_FREE else 0.0
+    # (V5) pressures, chamber volumes A1 x + Vdead, A2 (Sc - x) + Vdead
+    vol1 = p.A1 * x + p.Vdead
+    vol2 = p.A2 * (p.Sc - x) + p.Vdead
+    b1, db1 = _bulk(p1, lk[SW_B1], p)
+    b2, db2 = _bulk(p2, lk[SW_B2], p)
+    bv, dbv = _bulk(pv, lk[SW_BV], p)
+    net1 = q1 - p.A1 * v
+    net2 = p.A2 * v - q2
+    netv = qv - q3
+    d_p1 = b1 / vol1 * net1
+    d_p2 = b2 / vol2 * net2
+    d_pv = bv / p.Vv * netv
+    # (V6) LuGre with |v| = sv v
+    sv = 1.0 if lk[SW_V] > 0 else -1.0
+    ex = math.exp(-((v / p.vs) ** 2))
+    g = (p.Fc + (p.Fs - p.Fc) * ex) / p.sigma0
+    d_z = v - sv * v * z / g
+    f_mu = p.sigma0 * z + p.sigma1 * d_z + p.kv * v
+    # (V6) end stops, push only
+    hi = lk[SW_X_HI] > 0 and lk[SW_F_HI] > 0
+    lo = lk[SW_X_LO] > 0 and lk[SW_F_LO] > 0
+    f_stop = 0.0
+    if hi:
+        f_stop -= p.k_s * (x - p.Sc) + p.c_s * v
+    if lo:
+        f_stop += -p.k_s * x - p.c_s * v
+    d_v = (p1 * p.A1 - p2 * p.A2 - f_mu + f_stop) / p.m
+    dy = [d_us, d_dus, d_k, d_p1, d_p2, d_pv, v, d_v, d_z]
+    extras = {"Qv": qv, "Q1": q1, "Q2": q2, "Q3": q3, "F_mu": f_mu, "F_stop": f_stop, "r": r, "s": s}
+    if not want_jac:
+        return dy, None, extras
+
+    jac = np.zeros((9, 9))
+    jac[I_US, I_DUS] = 1.0
+    jac[I_DUS, I_US] = -wn * wn
+    jac[I_DUS, I_DUS] = -2.0 * p.zeta * wn
+    if kmode == K_FREE:
+        jac[I_K, I_K] = -c_k / p.C3
+        jac[I_K, I_PV] = (-1.0 + p.C2 * k / 1e5) / p.C3
+        jac[I_K, I_P1 if use_p1 else I_P2] += 1.0 / p.C3
+    cols = (I_US, I_P1, I_P2, I_PV)
+    a1 = b1 / vol1
+    a2 = b2 / vol2
+    av = bv / p.Vv
+    for j, col in enumerate(cols):
+        jac[I_P1, col] += a1 * dq1[j]
+        jac[I_P2, col] -= a2 * dq2[j]
+        jac[I_PV, col] -= av * dq3[j]
+    jac[I_P1, I_P1] += db1 / vol1 * net1
+    jac[I_P1, I_X] = -a1 * p.A1 / vol1 * net1
+    jac[I_P1, I_V] = -a1 * p.A1
+    jac[I_P2, I_P2] += db2 / vol2 * net2
+    jac[I_P2, I_X] = a2 * p.A2 / vol2 * net2
+    jac[I_P2, I_V] = a2 * p.A2
+    jac[I_PV, I_PV] += dbv / p.Vv * netv - av * k * fp_v  # dQv/dpv = -K f'(ps - pv)
+    jac[I_PV, I_K] = av * f_v
+    jac[I_X, I_V] = 1.0
+    dg = (p.Fs - p.Fc) * ex * (-2.0 * v / p.vs**2) / p.sigma0
+    dz_dv = 1.0 - sv * z / g + sv * v * z * dg / (g * g)
+    dz_dz = -sv * v / g
+    jac[I_Z, I_V] = dz_dv
+    jac[I_Z, I_Z] = dz_dz
+    dfs_dx = 0.0
+    dfs_dv = 0.0
+    if hi:
+        dfs_dx -= p.k_s
+        dfs_dv -= p.c_s
+    if lo:
+        dfs_dx -= p.k_s
+        dfs_dv -= p.c_s
+    jac[I_V, I_P1] = p.A1 / p.m
+    jac[I_V, I_P2] = -p.A2 / p.m
+    jac[I_V, I_X] = dfs_dx / p.m
+    jac[I_V, I_V] = (-(p.sigma1 * dz_dv + p.kv) + dfs_dv) / p.m
+    jac[I_V, I_Z] = -(p.sigma0 + p.sigma1 * dz_dz) / p.m
+    return dy, jac, extras
+
+
+def clamp_events(y, kmode: int, p: Par) -> tuple[float, float]:
+    """K clamp event functions (both fire when they go from + to -).
+
+    free: (K, Kmax - K); held at 0: (-r, 1); held at Kmax: (1, r), with r the
+    unclamped K' (V3) -- r > 0 releases the lower clamp, r < 0 the upper one.
+    """
+    if kmode == K_FREE:
+        return y[I_K], p.Kmax - y[I_K]
+    psh = y[I_P1] if y[I_P1] >= y[I_P2] else y[I_P2]
+    r = (p.C5 - (y[I_PV] - psh) - (p.C1 + p.C2 * (p.ps - y[I_PV]) / 1e5) * y[I_K]) / p.C3
+    return (-r, 1.0) if kmode == K_LOW else (1.0, r)
+
+
+def event_values(y, lk, kmode: int, p: Par) -> list[float]:
+    """All 23 event functions: lock-signed switching functions, then the K
+    clamp events. Each is >= 0 while the locked branch is valid."""
+    g = switch_values(y, p)
+    h = [s * gi for s, gi in zip(lk, g)]
+    h.extend(clamp_events(y, kmode, p))
+    return h
+
+
+# --------------------------------------------------------------------------
+# Scenarios: input and output grids
+# --------------------------------------------------------------------------
+
+
+def read_levels() -> list[float]:
+    lines = LEVELS_CSV.read_text().strip().splitlines()
+    assert lines[0].strip() == "t_start_s,U_V", lines[0]
+    rows = [tuple(float(a) for a in line.split(",")) for line in lines[1:]]
+    for i, (t0, _) in enumerate(rows):
+        assert abs(t0 - 0.5 * i) < 1e-12, (i, t0)
+    return [u for _, u in rows]
+
+
+def input_segments(name: str) -> list[tuple[float, float, float]]:
+    """Piecewise-constant U as (t_start, t_end, U) segments, s and V."""
+    spec = SCENARIOS[name]
+    if spec["input"] == "repeatable":
+        n = int(round(spec["stop"] / 1.25))
+        return [(k * 1.25, (k + 1) * 1.25, U_REPEATABLE[k % 2]) for k in range(n)]
+    levels = read_levels()
+    return [(k * 0.5, (k + 1) * 0.5, u) for k, u in enumerate(levels)]
+
+
+def output_times(name: str) -> np.ndarray:
+    """Output grid k * grid (correctly rounded), 0..stop."""
+    spec = SCENARIOS[name]
+    per_second = round(1.0 / spec["grid"])
+    n = int(round(spec["stop"] * per_second))
+    return np.arange(n + 1) / per_second
+
+
+def scenario_par(name: str) -> dict:
+    return dict(CARD_PARAMETERS, **SCENARIOS[name]["parameters"])
+
+
+def initial_state(par: dict) -> np.ndarray:
+    """Card initial state: Us = dUs = 0, K = K_0, p1 = p2 = pv = 9 bar,
+    x = x_0, v = 0, z = 0."""
+    return np.array([0.0, 0.0, par["K_0"], par["p1_0"], par["p2_0"], par["pv_0"], par["x_0"], 0.0, 0.0])
+
+
+# --------------------------------------------------------------------------
+# Hybrid (event-locating) integration
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class HybridTrace:
+    """States on the output grid plus event bookkeeping."""
+
+    t: np.ndarray
+    y: np.ndarray  # (n, 9)
+    events: dict = field(default_factory=dict)  # switch name -> count
+    pieces: list = field(default_factory=list)  # (t_a, t_b, locks tuple, kmode)
+    n_pieces: int = 0
+    fixups: int = 0
+    stats: str = ""
+    wall: float = 0.0
+
+    def signal(self, name: str, par: dict) -> np.ndarray:
+        if name in STATES:
+            return self.y[:, STATES.index(name)]
+        return self.out(par)[name]
+
+    def out(self, par: dict) -> dict[str, np.ndarray]:
+        if not hasattr(self, "_out"):
+            rows = [outputs(y, par) for y in self.y]
+            self._out = {k: np.array([r[k] for r in rows]) for k in SIGNALS}
+        return self._out
+
+
+def initial_locks(y0, u0: float, p: Par) -> tuple[list[int], int]:
+    """Branch signs at t = 0. Switching functions that are exactly zero at the
+    initial state (p1 - p2, v, x - Sc, the stop force at x_0 = Sc) take the
+    sign they have right after the start: the natural model is stepped with
+    RK4 over 1 us (100 steps of 1e-8 s, far inside its stability limit)."""
+    g0 = switch_values(list(y0), p)
+    y = np.array(y0, dtype=float)
+    h = 1e-8
+    f = lambda yy: np.array(natural_rhs(yy, u0, p.par))  # noqa: E731
+    for _ in range(100):
+        k1 = f(y)
+        k2 = f(y + 0.5 * h * k1)
+        k3 = f(y + 0.5 * h * k2)
+        k4 = f(y + h * k3)
+        y = y + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+    g1 = switch_values(list(y), p)
+    locks = [(1 if a > 0 else -1) if a != 0.0 else (1 if b >= 0 else -1) for a, b in zip(g0, g1)]
+    k0 = y0[I_K]
+    kmode = K_LOW if k0 <= 0.0 else (K_HIGH if k0 >= p.Kmax else K_FREE)
+    return locks, kmode
+
+
+class _EventCache:
+    """Evaluates all 23 event functions once per (t, y) for SciPy's scalar events."""
+
+    def __init__(self, lk, kmode, p):
+        self.lk, self.kmode, self.p = lk, kmode, p
+        self.key = None
+        self.val = None
+
+    def __call__(self, t, y):
+        key = (t, y.tobytes())
+        if key != self.key:
+            self.key = key
+            self.val = event_values(y.tolist(), self.lk, self.kmode, self.p)
+        return self.val
+
+
+def _radau_piece(t0, y0, t1, u, lk, kmode, p, t_eval, rtol, atol):
+    """One smooth piece with SciPy solve_ivp(Radau). Returns
+    (t_end, y_end, fired event indices, t_eval values, y at t_eval, nfev, njev, nlu)."""
+    cache = _EventCache(lk, kmode, p)
+    events = []
+    for i in range(N_EVENTS):
+        ev = (lambda i: lambda t, y: cache(t, y)[i])(i)
+        ev.terminal = True
+        ev.direction = -1
+        events.append(ev)
+
+    def fun(t, y):
+        return locked_model(y.tolist(), u, lk, kmode, p)[0]
+
+    def jac(t, y):
+        return locked_model(y.tolist(), u, lk, kmode, p, want_jac=True)[1]
+
+    extra = len(t_eval) == 0 or t_eval[-1] != t1
+    t_req = np.append(t_eval, t1) if extra else t_eval
+    sol = solve_ivp(
+        fun, (t0, t1), y0, method="Radau", t_eval=t_req, events=events, rtol=rtol, atol=atol,
+        jac=jac, max_step=MAX_STEP,
+    )
+    if sol.status < 0:
+        raise RuntimeError(f"Radau failed at t = {t0}: {sol.message}")
+    fired = []
+    if sol.status == 1:
+        te = min(float(tev[0]) for tev in sol.t_events if len(tev))
+        for i, tev in enumerate(sol.t_events):
+            if len(tev) and float(tev[0]) == te:
+                fired.append(i)
+        t_end, y_end = te, np.asarray(sol.y_events[fired[0]][0])
+    else:
+        t_end, y_end = t1, sol.y[:, -1]
+    ts = np.asarray(sol.t, dtype=float)
+    ys = np.asarray(sol.y, dtype=float).T if len(ts) else np.zeros((0, 9))
+    if extra and len(ts) and ts[-1] == t1:
+        ts, ys = ts[:-1], ys[:-1]
+    return t_end, y_end, fired, ts, ys, sol.nfev, sol.njev, sol.nlu
+
+
+def _cvode_piece(t0, y0, t1, u, lk, kmode, p, t_eval, rtol, atol):
+    """One smooth piece with SUNDIALS CVODE (BDF) and its own root finding."""
+    from sksundae.cvode import CVODE
+
+    def rhs(t, y, yp):
+        yp[:] = locked_model(y.tolist(), u, lk, kmode, p)[0]
+
+    def jacfn(t, y, yp, jj):
+        jj[:, :] = locked_model(y.tolist(), u, lk, kmode, p, want_jac=True)[1]
+
+    def evfn(t, y, ev):
+        ev[:] = event_values(y.tolist(), lk, kmode, p)
+
+    evfn.terminal = [True] * N_EVENTS
+    evfn.direction = [-1] * N_EVENTS
+    solver = CVODE(
+        rhs, method="BDF", rtol=rtol, atol=atol, jacfn=jacfn, eventsfn=evfn, num_events=N_EVENTS,
+        max_num_steps=10_000_000, max_step=MAX_STEP,
+    )
+    tspan = [t0] + [t for t in t_eval if t > t0 and t < t1] + [t1]
+    sol = solver.solve(np.array(tspan), np.asarray(y0, dtype=float))
+    if not sol.success:
+        raise RuntimeError(f"CVODE failed at t = {t0}: {sol.message}")
+    ts = np.asarray(sol.t)
+    ys = np.asarray(sol.y)
+    fired = []
+    if sol.status == 2:  # root return
+        te = float(sol.t_events[0])
+        fired = [int(i) for i in np.nonzero(np.asarray(sol.i_events)[0])[0]]
+        t_end, y_end = te, np.asarray(sol.y_events[0])
+        ts, ys = ts[:-1], ys[:-1]  # the event point is appended at the end
+    else:
+        t_end, y_end = t1, ys[-1]
+    keep = np.isin(ts, t_eval)
+    return t_end, y_end, fired, ts[keep], ys[keep], sol.nfev, sol.njev, 0
+
+
+def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progress: bool = True) -> HybridTrace:
+    """Solve one scenario piecewise: stop at every input switch and every event."""
+    p = Par(par)
+    segs = input_segments(name)
+    if t_out is None:
+        t_out = output_times(name)
+    atol = rtol * ATOL_SCALE
+    piece = _radau_piece if backend == "radau" else _cvode_piece
+    y = initial_state(par)
+    lk, kmode = initial_locks(y, segs[0][2], p)
+    ys = np.full((len(t_out), 9), np.nan)
+    counts = {n: 0 for n in SWITCH_NAMES}
+    pieces = []
+    nfev = njev = nlu = 0
+    fixups = 0
+    filled = 0  # output points t_out[:filled] are done
+    wall0 = time.perf_counter()
+    last_print = wall0
+    for t_a, t_b, u in segs:
+        t = t_a
+        stalls = 0
+        while True:
+            lo = filled
+            hi = int(np.searchsorted(t_out, t_b, side="right"))
+            t_eval = t_out[lo:hi]
+            if len(t_eval) and t_eval[0] < t:
+                raise RuntimeError("output point before piece start")
+            t_end, y_end, fired, te_vals, ye_vals, a, b, c = piece(t, y, t_b, u, lk, kmode, p, t_eval, rtol, atol)
+            nfev, njev, nlu = nfev + a, njev + b, nlu + c
+            n_new = len(te_vals)
+            if n_new:
+                if np.any(te_vals != t_out[filled:filled + n_new]):
+                    raise RuntimeError("solver returned unexpected output times")
+                ys[filled:filled + n_new] = ye_vals
+                filled += n_new
+            pieces.append((t, t_end, tuple(lk), kmode))
+            if not fired:
+                y = np.array(y_end, dtype=float)
+                break
+            stalls = stalls + 1 if t_end - t < 1e-13 else 0
+            if stalls > 20:
+                raise RuntimeError(f"event chatter at t = {t_end}: {[SWITCH_NAMES[i] for i in fired]}")
+            y = np.array(y_end, dtype=float)
+            for i in fired:
+                counts[SWITCH_NAMES[i]] += 1
+                if i < N_SWITCH:
+                    lk[i] = -lk[i]
+                elif kmode == K_FREE:
+                    kmode = K_LOW if i == EV_K_A else K_HIGH
+                    y[I_K] = 0.0 if kmode == K_LOW else p.Kmax
+                else:
+                    kmode = K_FREE
+            # consistency: a switching function on the wrong side of its lock
+            # (a simultaneous crossing within root tolerance) gets its lock flipped.
+            g = switch_values(y.tolist(), p)
+            for i in range(N_SWITCH):
+                if i not in fired and lk[i] * g[i] < 0.0:
+                    lk[i] = -lk[i]
+                    fixups += 1
+            t = t_end
+            if progress and time.perf_counter() - last_print > 10.0:
+                last_print = time.perf_counter()
+                print(f"    {backend}: t = {t:.3f} s, {sum(counts.values())} events, "
+                      f"{time.perf_counter() - wall0:.0f} s", flush=True)
+    if filled != len(t_out):
+        raise RuntimeError(f"only {filled} of {len(t_out)} output points computed")
+    wall = time.perf_counter() - wall0
+    stats = f"nfev {nfev}, njev {njev}" + (f", nlu {nlu}" if nlu else "") + f", {len(pieces)} pieces, {sum(counts.values())} events"
+    return HybridTrace(t_out, ys, counts, pieces, len(pieces), fixups, stats, wall)

@@ -1,0 +1,239 @@
+//! Benchmark of the ValveCylinder FMU (issue 4, points 4 and 7), measured
+//! side by side in one run through the packaged FMU's FMI 3 functions: our
+//! integrator at a 1 ms communication step (stiff small volume, and the
+//! quasi-static small-volume option), explicit RK4 at 1e-5 s (the paper's
+//! reference step) and explicit Euler at the card's steps, on the same
+//! equations; wall time, real-time factor, right-hand-side evaluations,
+//! doStep latency and the error against the SciPy reference.
+//!
+//! Run: `cargo run --release -p validation --bin bench-valve-cylinder`
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use std::path::PathBuf;
+use std::time::Instant;
+use validation::fmu3::Fmu3;
+use validation::{StepInput, Trace, percentile, relative_rms_percent, repo_root};
+
+/// Benchmark ValveCylinder integrators side by side.
+#[derive(Parser)]
+#[command(about)]
+struct Args {
+    /// Scenarios (folders under validation/scenarios/ValveCylinder).
+    #[arg(long = "scenario", default_values_t = ["random".to_string(), "repeatable".to_string()])]
+    scenarios: Vec<String>,
+    /// The FMI 3 FMU to measure.
+    #[arg(long, default_value = "dist/fmi3/ValveCylinder.fmu")]
+    fmu: PathBuf,
+    /// Skip the slow explicit runs at 1e-5 s.
+    #[arg(long)]
+    quick: bool,
+}
+
+struct Config {
+    label: &'static str,
+    solver: i32,
+    explicit_step: f64,
+    quasi_static: bool,
+    comm_step: f64,
+}
+
+const SIGNALS: [&str; 5] = ["x", "v", "p1", "p2", "pv"];
+
+struct Outcome {
+    wall: f64,
+    rhs: f64,
+    substeps: f64,
+    rejected: f64,
+    errors: Vec<f64>,
+    worst: f64,
+    p999: f64,
+    status: String,
+}
+
+fn run(fmu: &Fmu3, c: &Config, input: &StepInput, reference: &Trace, stop: f64) -> Result<Outcome> {
+    let mut inst = fmu.instantiate("bench")?;
+    inst.set_int("solver", c.solver)?;
+    inst.set_bool("quasi_static", c.quasi_static)?;
+    inst.set("U", input.at(0, 0.0))?;
+    inst.initialize(stop)?;
+    inst.set("explicit_step", c.explicit_step)?;
+    let u = fmu.vr("U")?;
+    let vrs: Vec<u32> = SIGNALS.iter().map(|s| fmu.vr(s)).collect::<Result<_>>()?;
+    let h = c.comm_step;
+    let n = (stop / h).round() as usize;
+    let ref_dt = reference.time[1] - reference.time[0];
+    let every = ((ref_dt / h).round() as usize).max(1);
+    let mut results = vec![Vec::with_capacity(reference.time.len()); SIGNALS.len()];
+    let mut times = Vec::with_capacity(n);
+    let mut status = "ok".to_string();
+    let started = Instant::now();
+    for k in 0..=n {
+        if k % every == 0 {
+            for (r, &vr) in results.iter_mut().zip(&vrs) {
+                r.push(inst.get_vr(vr)?);
+            }
+        }
+        if k == n {
+            break;
+        }
+        let t = k as f64 * h;
+        inst.set_vr(u, input.at(0, t))?;
+        let t0 = Instant::now();
+        let s = inst.do_step(t, h);
+        times.push(t0.elapsed().as_secs_f64());
+        if s != 0 {
+            status = format!("status {s} at {t:.3} s");
+            break;
+        }
+    }
+    let wall = started.elapsed().as_secs_f64();
+    let errors = SIGNALS
+        .iter()
+        .zip(&results)
+        .map(|(name, r)| {
+            let reference = reference.signal(name).expect("reference signal");
+            let m = r.len().min(reference.len());
+            relative_rms_percent(&r[..m], &reference[..m])
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    Ok(Outcome {
+        wall,
+        rhs: inst.get("solver_rhs_evals")?,
+        substeps: inst.get("solver_steps")?,
+        rejected: inst.get("solver_rejected")?,
+        errors,
+        worst: times.last().copied().unwrap_or(0.0),
+        p999: percentile(&times, 0.999),
+        status,
+    })
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let root = repo_root();
+    let path = if args.fmu.is_absolute() {
+        args.fmu.clone()
+    } else {
+        root.join(&args.fmu)
+    };
+    let fmu = Fmu3::load(&path)?;
+    let mut configs = vec![
+        Config {
+            label: "Rodas3, 1 ms",
+            solver: 1,
+            explicit_step: 1e-4,
+            quasi_static: false,
+            comm_step: 1e-3,
+        },
+        Config {
+            label: "Rodas3 QS pv, 1 ms",
+            solver: 1,
+            explicit_step: 1e-4,
+            quasi_static: true,
+            comm_step: 1e-3,
+        },
+        Config {
+            label: "Rodas3, 10 ms",
+            solver: 1,
+            explicit_step: 1e-4,
+            quasi_static: false,
+            comm_step: 1e-2,
+        },
+        Config {
+            label: "Euler 1e-3 s",
+            solver: 2,
+            explicit_step: 1e-3,
+            quasi_static: false,
+            comm_step: 1e-3,
+        },
+        Config {
+            label: "Euler 5e-4 s",
+            solver: 2,
+            explicit_step: 5e-4,
+            quasi_static: false,
+            comm_step: 1e-3,
+        },
+        Config {
+            label: "Euler 1e-4 s",
+            solver: 2,
+            explicit_step: 1e-4,
+            quasi_static: false,
+            comm_step: 1e-3,
+        },
+        Config {
+            label: "RK4 1e-4 s",
+            solver: 3,
+            explicit_step: 1e-4,
+            quasi_static: false,
+            comm_step: 1e-3,
+        },
+    ];
+    if !args.quick {
+        configs.push(Config {
+            label: "RK4 1e-5 s",
+            solver: 3,
+            explicit_step: 1e-5,
+            quasi_static: false,
+            comm_step: 1e-3,
+        });
+        configs.push(Config {
+            label: "RK4 1e-5 s QS pv",
+            solver: 3,
+            explicit_step: 1e-5,
+            quasi_static: true,
+            comm_step: 1e-3,
+        });
+    }
+    for scenario in &args.scenarios {
+        let folder = root
+            .join("validation/scenarios/ValveCylinder")
+            .join(scenario);
+        let input = StepInput::read_csv(&folder.join("ValveCylinder_in.csv"))?;
+        let reference = Trace::read_csv(&folder.join("ValveCylinder_ref.csv"))?;
+        let stop = *reference.time.last().context("empty reference")?;
+        println!(
+            "\nValveCylinder, scenario '{scenario}' ({stop} s), through fmi3DoStep of {}",
+            path.display()
+        );
+        println!("error: relative RMS % against the SciPy reference on its grid");
+        print!(
+            "{:<20} {:>8} {:>10} {:>8} {:>11} {:>9}",
+            "integrator", "wall [s]", "x realtime", "vs Rodas3", "rhs evals", "substeps"
+        );
+        for s in SIGNALS {
+            print!(" {:>9}", format!("{s} %"));
+        }
+        println!(" {:>10} {:>10}  status", "worst [us]", "p99.9 [us]");
+        let mut base = None;
+        for c in &configs {
+            let o = run(&fmu, c, &input, &reference, stop)?;
+            let base_wall = *base.get_or_insert(o.wall);
+            print!(
+                "{:<20} {:>8.3} {:>10.0} {:>8.1}x {:>11.0} {:>9.0}",
+                c.label,
+                o.wall,
+                stop / o.wall,
+                o.wall / base_wall,
+                o.rhs,
+                o.substeps
+            );
+            for e in &o.errors {
+                print!(" {:>9.2e}", e);
+            }
+            println!(
+                " {:>10.1} {:>10.1}  {}{}",
+                o.worst * 1e6,
+                o.p999 * 1e6,
+                o.status,
+                if o.rejected > 0.0 {
+                    format!(" ({} rejected)", o.rejected)
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    Ok(())
+}
