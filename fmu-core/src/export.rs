@@ -1613,13 +1613,7 @@ macro_rules! export_fmu {
         pub unsafe extern "C" fn fmi3EnterConfigurationMode(
             instance: $crate::fmi3::fmi3Instance,
         ) -> $crate::fmi3::fmi3Status {
-            unsafe {
-                $crate::fmi3::unsupported::<$model, $n>(
-                    instance,
-                    "fmi3EnterConfigurationMode",
-                    "Configuration Mode (no structural parameters)",
-                )
-            }
+            unsafe { $crate::fmi3::enter_configuration_mode::<$model, $n>(instance) }
         }
 
         #[unsafe(no_mangle)]
@@ -1628,13 +1622,7 @@ macro_rules! export_fmu {
         pub unsafe extern "C" fn fmi3ExitConfigurationMode(
             instance: $crate::fmi3::fmi3Instance,
         ) -> $crate::fmi3::fmi3Status {
-            unsafe {
-                $crate::fmi3::unsupported::<$model, $n>(
-                    instance,
-                    "fmi3ExitConfigurationMode",
-                    "Configuration Mode (no structural parameters)",
-                )
-            }
+            unsafe { $crate::fmi3::exit_configuration_mode::<$model, $n>(instance) }
         }
 
         #[unsafe(no_mangle)]

@@ -270,6 +270,22 @@ pub unsafe fn exit_initialization_mode<M: Model<N>, const N: usize>(
     st(unsafe { with_instance::<M, N>(instance, V, f, |i| i.exit_initialization_mode(f)) })
 }
 
+/// `fmi3EnterConfigurationMode`: for models with structural parameters.
+pub unsafe fn enter_configuration_mode<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+) -> fmi3Status {
+    let f = "fmi3EnterConfigurationMode";
+    st(unsafe { with_instance::<M, N>(instance, V, f, |i| i.enter_configuration_mode(f)) })
+}
+
+/// `fmi3ExitConfigurationMode`.
+pub unsafe fn exit_configuration_mode<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+) -> fmi3Status {
+    let f = "fmi3ExitConfigurationMode";
+    st(unsafe { with_instance::<M, N>(instance, V, f, |i| i.exit_configuration_mode(f)) })
+}
+
 /// `fmi3Terminate`.
 pub unsafe fn terminate<M: Model<N>, const N: usize>(instance: fmi3Instance) -> fmi3Status {
     let f = "fmi3Terminate";

@@ -44,6 +44,8 @@ pub enum Phase {
     Terminated,
     /// After an internal fault; only free and reset are accepted.
     Failed,
+    /// FMI 3 Configuration Mode: structural parameters may be set.
+    ConfigurationMode,
 }
 
 impl Phase {
@@ -59,6 +61,7 @@ impl Phase {
             Phase::StepMode => "Step Mode",
             Phase::Terminated => "Terminated",
             Phase::Failed => "Failed (after an internal error)",
+            Phase::ConfigurationMode => "Configuration Mode",
         }
     }
 }
@@ -90,6 +93,10 @@ pub enum Op {
     DirectionalDerivative,
     /// FMI 2 get*Status.
     GetStatus,
+    /// FMI 3 enterConfigurationMode.
+    EnterConfigurationMode,
+    /// FMI 3 exitConfigurationMode.
+    ExitConfigurationMode,
 }
 
 const I: u8 = 1 << (Phase::Instantiated as u8);
@@ -97,22 +104,25 @@ const N: u8 = 1 << (Phase::InitializationMode as u8);
 const S: u8 = 1 << (Phase::StepMode as u8);
 const T: u8 = 1 << (Phase::Terminated as u8);
 const F: u8 = 1 << (Phase::Failed as u8);
+const C: u8 = 1 << (Phase::ConfigurationMode as u8);
 
 /// The one table of the states in which each operation is allowed.
 fn allowed_phases(op: Op) -> u8 {
     match op {
-        Op::SetDebugLogging => I | N | S | T | F,
+        Op::SetDebugLogging => I | N | S | T | F | C,
         Op::SetupExperiment => I,
         Op::EnterInitializationMode => I,
         Op::ExitInitializationMode => N,
-        Op::GetValues => N | S | T,
-        Op::SetValues => I | N | S,
+        Op::GetValues => N | S | T | C,
+        Op::SetValues => I | N | S | C,
         Op::DoStep => S,
         Op::Terminate => S,
-        Op::Reset => I | N | S | T | F,
+        Op::Reset => I | N | S | T | F | C,
         Op::FmuState => I | N | S | T,
         Op::DirectionalDerivative => N | S | T,
         Op::GetStatus => S | T,
+        Op::EnterConfigurationMode => I,
+        Op::ExitConfigurationMode => C,
     }
 }
 
@@ -459,6 +469,26 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         Ok(())
     }
 
+    /// FMI 3 enterConfigurationMode: only for models with structural parameters.
+    pub fn enter_configuration_mode(&mut self, function: &str) -> FmiResult {
+        if !self.desc.variables.iter().any(|v| v.structural) {
+            return self.unsupported(
+                function,
+                "Configuration Mode (the model has no structural parameters)",
+            );
+        }
+        self.check_phase(function, Op::EnterConfigurationMode)?;
+        self.phase = Phase::ConfigurationMode;
+        Ok(())
+    }
+
+    /// FMI 3 exitConfigurationMode.
+    pub fn exit_configuration_mode(&mut self, function: &str) -> FmiResult {
+        self.check_phase(function, Op::ExitConfigurationMode)?;
+        self.phase = Phase::Instantiated;
+        Ok(())
+    }
+
     /// enterInitializationMode.
     pub fn enter_initialization_mode(&mut self, function: &str) -> FmiResult {
         self.check_phase(function, Op::EnterInitializationMode)?;
@@ -557,7 +587,13 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 ),
             );
         }
+        let configuring = self.phase == Phase::ConfigurationMode;
         let settable_now = match (var.causality, var.variability) {
+            _ if var.structural => match self.version {
+                FmiVersion::Fmi3 => configuring,
+                FmiVersion::Fmi2 => self.phase != Phase::StepMode,
+            },
+            _ if configuring => false,
             (Causality::Input, _) => true,
             (Causality::Parameter, Variability::Tunable) => true,
             (Causality::Parameter, Variability::Fixed) => self.phase != Phase::StepMode,
@@ -565,6 +601,14 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         };
         if !settable_now {
             let why = match var.causality {
+                _ if var.structural => format!(
+                    "is a structural parameter: set it in Configuration Mode, not in {}",
+                    self.phase.name()
+                ),
+                _ if configuring => {
+                    "cannot be set in Configuration Mode (only structural parameters can)"
+                        .to_owned()
+                }
                 Causality::Parameter => format!(
                     "is a fixed parameter and cannot be changed in {}",
                     self.phase.name()

@@ -12,19 +12,35 @@ use nalgebra::{SMatrix, SVector};
 pub struct Lu<const N: usize> {
     lu: SMatrix<f64, N, N>,
     perm: [usize; N],
+    active: usize,
 }
 
 impl<const N: usize> Lu<N> {
     /// Factorizes `a`; `None` when a pivot is zero or not finite (singular).
-    pub fn new(mut a: SMatrix<f64, N, N>) -> Option<Self> {
+    pub fn new(a: SMatrix<f64, N, N>) -> Option<Self> {
+        Self::new_leading(a, N)
+    }
+
+    /// Factorizes a matrix whose rows and columns from `active` on are
+    /// diagonal (no coupling to the rest): the leading block by LU, the
+    /// trailing part by its diagonal. Models with a run-time number of
+    /// states (up to `N`) use it so that the cost follows the states in use.
+    pub fn new_leading(mut a: SMatrix<f64, N, N>, active: usize) -> Option<Self> {
+        let active = active.min(N);
         let mut perm = [0usize; N];
         for (i, p) in perm.iter_mut().enumerate() {
             *p = i;
         }
-        for k in 0..N {
+        for i in active..N {
+            let d = a[(i, i)];
+            if d == 0.0 || !d.is_finite() {
+                return None;
+            }
+        }
+        for k in 0..active {
             let mut pivot_row = k;
             let mut pivot_abs = a[(k, k)].abs();
-            for r in (k + 1)..N {
+            for r in (k + 1)..active {
                 if a[(r, k)].abs() > pivot_abs {
                     pivot_abs = a[(r, k)].abs();
                     pivot_row = r;
@@ -38,29 +54,37 @@ impl<const N: usize> Lu<N> {
                 perm.swap(k, pivot_row);
             }
             let pivot = a[(k, k)];
-            for r in (k + 1)..N {
+            for r in (k + 1)..active {
                 let factor = a[(r, k)] / pivot;
                 a[(r, k)] = factor;
-                for c in (k + 1)..N {
+                for c in (k + 1)..active {
                     a[(r, c)] -= factor * a[(k, c)];
                 }
             }
         }
-        Some(Lu { lu: a, perm })
+        Some(Lu {
+            lu: a,
+            perm,
+            active,
+        })
     }
 
     /// Solves `A x = b`.
     pub fn solve(&self, b: &SVector<f64, N>) -> SVector<f64, N> {
+        let k = self.active;
         let mut x = SVector::<f64, N>::from_fn(|i, _| b[self.perm[i]]);
-        for i in 0..N {
+        for i in 0..k {
             for j in 0..i {
                 x[i] -= self.lu[(i, j)] * x[j];
             }
         }
-        for i in (0..N).rev() {
-            for j in (i + 1)..N {
+        for i in (0..k).rev() {
+            for j in (i + 1)..k {
                 x[i] -= self.lu[(i, j)] * x[j];
             }
+            x[i] /= self.lu[(i, i)];
+        }
+        for i in k..N {
             x[i] /= self.lu[(i, i)];
         }
         x
@@ -79,6 +103,23 @@ mod tests {
         let b = a * x;
         let lu = Lu::new(a).unwrap();
         assert!((lu.solve(&b) - x).norm() < 1e-12);
+    }
+
+    #[test]
+    fn leading_block_with_a_diagonal_tail() {
+        let mut a = SMatrix::<f64, 4, 4>::zeros();
+        a[(0, 0)] = 0.0;
+        a[(0, 1)] = 2.0;
+        a[(1, 0)] = 3.0;
+        a[(1, 1)] = 1.0;
+        a[(2, 2)] = 4.0;
+        a[(3, 3)] = -5.0;
+        let x = SVector::<f64, 4>::new(1.0, -1.0, 2.0, 3.0);
+        let b = a * x;
+        for active in [2, 4] {
+            let lu = Lu::new_leading(a, active).unwrap();
+            assert!((lu.solve(&b) - x).norm() < 1e-12, "active {active}");
+        }
     }
 
     #[test]

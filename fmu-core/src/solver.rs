@@ -26,6 +26,13 @@ pub trait OdeSystem<const N: usize> {
     fn nominal(&self) -> SVector<f64, N> {
         SVector::repeat(1.0)
     }
+
+    /// How many leading states are in use (models whose state count is a
+    /// structural parameter reserve `N` and use fewer). States from this
+    /// index on must have zero rates and zero Jacobian rows and columns.
+    fn active_states(&self) -> usize {
+        N
+    }
 }
 
 /// Integration method, selectable as the FMU parameter `solver`.
@@ -266,7 +273,7 @@ fn rodas3_step<S: OdeSystem<N>, const N: usize>(
     for i in 0..N {
         g[(i, i)] += 1.0 / (h * GAMMA);
     }
-    let lu = Lu::new(g)?;
+    let lu = Lu::new_leading(g, sys.active_states())?;
     stats.factorizations += 1;
     let mut k = [SVector::<f64, N>::zeros(); 4];
     let mut f = SVector::<f64, N>::zeros();
@@ -333,15 +340,17 @@ fn error_norm<const N: usize>(
     x_new: &SVector<f64, N>,
     nominal: &SVector<f64, N>,
     settings: &SolverSettings,
+    active: usize,
 ) -> f64 {
     let mut sum = 0.0;
-    for i in 0..N {
+    let active = active.clamp(1, N);
+    for i in 0..active {
         let scale =
             settings.atol * nominal[i].abs() + settings.rtol * x[i].abs().max(x_new[i].abs());
         let r = err[i] / scale;
         sum += r * r;
     }
-    (sum / N as f64).sqrt()
+    (sum / active as f64).sqrt()
 }
 
 /// A first substep guess from the size of the state and its derivative.
@@ -409,7 +418,7 @@ fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
             h
         };
         let outcome = rodas3_step(sys, x, h_try, stats).map(|(x_new, err)| {
-            let e = error_norm(&err, x, &x_new, &nominal, settings);
+            let e = error_norm(&err, x, &x_new, &nominal, settings, sys.active_states());
             (x_new, e)
         });
         match outcome {
@@ -666,6 +675,39 @@ mod tests {
         .unwrap_err();
         assert!(matches!(err, SolverError::TooManySubsteps { limit: 3, .. }));
         assert!(err.to_string().contains("max_substeps"));
+    }
+
+    /// The decay problem padded to five states, of which two are active.
+    struct PaddedDecay;
+    impl OdeSystem<5> for PaddedDecay {
+        fn rhs(&self, x: &SVector<f64, 5>) -> SVector<f64, 5> {
+            SVector::<f64, 5>::from([-x[0] * x[0], -x[1], 0.0, 0.0, 0.0])
+        }
+        fn jacobian(&self, x: &SVector<f64, 5>) -> SMatrix<f64, 5, 5> {
+            let mut j = SMatrix::<f64, 5, 5>::zeros();
+            j[(0, 0)] = -2.0 * x[0];
+            j[(1, 1)] = -1.0;
+            j
+        }
+        fn active_states(&self) -> usize {
+            2
+        }
+    }
+
+    #[test]
+    fn inactive_states_change_nothing() {
+        let settings = SolverSettings::default();
+        let mut a = Vector2::new(1.0, 1.0);
+        let mut b = SVector::<f64, 5>::from([1.0, 1.0, 0.0, 0.0, 0.0]);
+        let (mut ca, mut cb) = (Carried::default(), Carried::default());
+        let (mut sa, mut sb) = (Stats::default(), Stats::default());
+        for _ in 0..20 {
+            advance(&Decay, &mut a, 0.1, &settings, &mut ca, &mut sa).unwrap();
+            advance(&PaddedDecay, &mut b, 0.1, &settings, &mut cb, &mut sb).unwrap();
+        }
+        assert_eq!((a[0], a[1]), (b[0], b[1]));
+        assert_eq!(sa, sb);
+        assert_eq!((b[2], b[3], b[4]), (0.0, 0.0, 0.0));
     }
 
     /// A right-hand side that is undefined (NaN) above x = 2, reached at t = 1.

@@ -123,7 +123,12 @@ fn fmi3_variable(v: &Variable) -> (&'static str, Attrs) {
     if !v.description.is_empty() {
         a.push(("description", v.description.clone()));
     }
-    a.push(("causality", v.causality.as_str().to_owned()));
+    let causality = if v.structural {
+        "structuralParameter"
+    } else {
+        v.causality.as_str()
+    };
+    a.push(("causality", causality.to_owned()));
     a.push(("variability", v.variability.as_str().to_owned()));
     if let Some(initial) = initial_to_write(v) {
         a.push(("initial", initial.as_str().to_owned()));

@@ -234,6 +234,9 @@ pub struct Variable {
     /// For outputs: the value references of the inputs the output depends on
     /// directly (direct feedthrough). `None` means "depends on all inputs".
     pub dependencies: Option<Vec<u32>>,
+    /// A parameter that sets the model's structure (e.g. a segment count):
+    /// FMI 3 causality `structuralParameter`, FMI 2 a fixed parameter.
+    pub structural: bool,
 }
 
 impl Variable {
@@ -247,6 +250,7 @@ impl Variable {
             initial: None,
             kind,
             dependencies: None,
+            structural: false,
         }
     }
 
@@ -301,6 +305,13 @@ impl Variable {
         self.variability = Variability::Fixed;
         self.initial = Some(Initial::Exact);
         self.set_start(start);
+        self
+    }
+
+    /// Makes a fixed parameter structural (FMI 3 `structuralParameter`, set
+    /// in Configuration Mode; FMI 2: a fixed parameter).
+    pub fn structural(mut self) -> Self {
+        self.structural = true;
         self
     }
 

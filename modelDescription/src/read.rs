@@ -99,6 +99,8 @@ pub struct ParsedVariable {
     pub unit: Option<String>,
     /// Display unit name.
     pub display_unit: Option<String>,
+    /// FMI 3 `structuralParameter` (read as a parameter with this flag).
+    pub structural: bool,
 }
 
 /// One `ModelStructure` entry (FMI 2 `Unknown`, FMI 3 `Output` /
@@ -586,9 +588,13 @@ fn read_variable(n: &Node, fmi3: bool) -> Result<ParsedVariable, ParseError> {
         "Boolean" => ParsedType::Boolean,
         other => ParsedType::Other(other.to_owned()),
     };
-    let causality = n
-        .parse_with("causality", Causality::parse)?
-        .unwrap_or(Causality::Local);
+    let structural = n.attr("causality") == Some("structuralParameter");
+    let causality = if structural {
+        Causality::Parameter
+    } else {
+        n.parse_with("causality", Causality::parse)?
+            .unwrap_or(Causality::Local)
+    };
     let default_variability = if fmi3 && !matches!(typed.name.as_str(), "Float64" | "Float32") {
         Variability::Discrete
     } else {
@@ -626,6 +632,7 @@ fn read_variable(n: &Node, fmi3: bool) -> Result<ParsedVariable, ParseError> {
         kind,
         name,
         value_reference,
+        structural,
     })
 }
 

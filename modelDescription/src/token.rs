@@ -27,10 +27,11 @@ impl ModelDescription {
         for v in &self.variables {
             let _ = write!(
                 t,
-                "var name={:?} vr={} causality={} variability={} initial={}",
+                "var name={:?} vr={} causality={}{} variability={} initial={}",
                 v.name,
                 v.value_reference,
                 v.causality.as_str(),
+                if v.structural { "(structural)" } else { "" },
                 v.variability.as_str(),
                 v.effective_initial().map_or("-", |i| i.as_str()),
             );

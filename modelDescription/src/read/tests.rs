@@ -367,3 +367,38 @@ sys.exit(1 if failed else 0)
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+#[test]
+fn structural_parameters_round_trip() {
+    let mut desc = crate::test_support::sample();
+    let vr = desc
+        .variables
+        .iter()
+        .map(|v| v.value_reference)
+        .max()
+        .unwrap()
+        + 1;
+    desc.variables.push(
+        crate::Variable::integer("n", vr)
+            .parameter(3.0)
+            .structural()
+            .range(Some(1.0), Some(20.0))
+            .describe("Segment count"),
+    );
+    desc.validate().unwrap();
+    let fmi3 = desc.to_fmi3_xml();
+    assert!(fmi3.contains(r#"name="n" valueReference="#));
+    assert!(fmi3.contains(r#"causality="structuralParameter""#));
+    let back = crate::parse_model_description(&fmi3).unwrap();
+    let n = back.variable_by_name("n").unwrap();
+    assert!(n.structural);
+    assert_eq!(n.causality, crate::Causality::Parameter);
+    let fmi2 = desc.to_fmi2_xml();
+    assert!(!fmi2.contains("structuralParameter"));
+    let back2 = crate::parse_model_description(&fmi2).unwrap();
+    assert!(!back2.variable_by_name("n").unwrap().structural);
+    // The token changes when a parameter becomes structural.
+    let mut plain = desc.clone();
+    plain.variables.last_mut().unwrap().structural = false;
+    assert_ne!(plain.instantiation_token(), desc.instantiation_token());
+}
