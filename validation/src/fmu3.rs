@@ -30,6 +30,8 @@ type GetF64 = unsafe extern "C" fn(*mut c_void, *const u32, usize, *mut f64, usi
 type SetF64 = unsafe extern "C" fn(*mut c_void, *const u32, usize, *const f64, usize) -> i32;
 type SetBool = unsafe extern "C" fn(*mut c_void, *const u32, usize, *const bool, usize) -> i32;
 type SetI32 = unsafe extern "C" fn(*mut c_void, *const u32, usize, *const i32, usize) -> i32;
+type GetState = unsafe extern "C" fn(*mut c_void, *mut *mut c_void) -> i32;
+type SetState = unsafe extern "C" fn(*mut c_void, *mut c_void) -> i32;
 type DoStep = unsafe extern "C" fn(
     *mut c_void,
     f64,
@@ -54,6 +56,11 @@ pub struct Fmu3 {
     set_bool: SetBool,
     set_i32: SetI32,
     do_step: DoStep,
+    get_state: GetState,
+    set_state: SetState,
+    free_state: GetState,
+    enter_config: Unary,
+    exit_config: Unary,
     _lib: libloading::Library,
     _dir: tempfile::TempDir,
 }
@@ -62,6 +69,20 @@ pub struct Fmu3 {
 pub struct Instance<'a> {
     fmu: &'a Fmu3,
     ptr: *mut c_void,
+}
+
+/// An FMU state snapshot of an [`Instance`] (freed on drop).
+pub struct Snapshot<'a> {
+    fmu: &'a Fmu3,
+    owner: *mut c_void,
+    ptr: *mut c_void,
+}
+
+impl Drop for Snapshot<'_> {
+    fn drop(&mut self) {
+        // SAFETY: a state of the owning instance, freed once.
+        unsafe { (self.fmu.free_state)(self.owner, &mut self.ptr) };
+    }
 }
 
 impl Fmu3 {
@@ -110,6 +131,11 @@ impl Fmu3 {
                 set_bool: *lib.get::<SetBool>(b"fmi3SetBoolean")?,
                 set_i32: *lib.get::<SetI32>(b"fmi3SetInt32")?,
                 do_step: *lib.get::<DoStep>(b"fmi3DoStep")?,
+                get_state: *lib.get::<GetState>(b"fmi3GetFMUState")?,
+                set_state: *lib.get::<SetState>(b"fmi3SetFMUState")?,
+                free_state: *lib.get::<GetState>(b"fmi3FreeFMUState")?,
+                enter_config: *lib.get::<Unary>(b"fmi3EnterConfigurationMode")?,
+                exit_config: *lib.get::<Unary>(b"fmi3ExitConfigurationMode")?,
                 description,
                 _lib: lib,
                 _dir: dir,
@@ -231,6 +257,64 @@ impl Instance<'_> {
         )
     }
 
+    /// Sets parameters by name, entering Configuration Mode for structural
+    /// ones (call before [`Instance::initialize`]).
+    pub fn set_parameters(&mut self, values: &[(String, f64)]) -> Result<()> {
+        let structural: Vec<_> = values
+            .iter()
+            .filter(|(n, _)| {
+                self.fmu
+                    .description
+                    .variable_by_name(n)
+                    .is_some_and(|v| v.structural)
+            })
+            .collect();
+        if !structural.is_empty() {
+            // SAFETY: live instance.
+            check(
+                unsafe { (self.fmu.enter_config)(self.ptr) },
+                "enterConfigurationMode",
+            )?;
+            for (name, value) in &structural {
+                self.set_any(name, *value)?;
+            }
+            // SAFETY: live instance.
+            check(
+                unsafe { (self.fmu.exit_config)(self.ptr) },
+                "exitConfigurationMode",
+            )?;
+        }
+        for (name, value) in values {
+            if !structural.iter().any(|(n, _)| n == name) {
+                self.set_any(name, *value)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets a variable of any of the types the project uses, by name.
+    pub fn set_any(&mut self, name: &str, value: f64) -> Result<()> {
+        let var = self
+            .fmu
+            .description
+            .variable_by_name(name)
+            .with_context(|| format!("no variable '{name}'"))?;
+        match var.kind {
+            model_description::ParsedType::Boolean => self.set_bool(name, value != 0.0),
+            model_description::ParsedType::Integer => self.set_int(name, value as i32),
+            _ => self.set(name, value),
+        }
+    }
+
+    /// Restores a snapshot taken from this instance.
+    pub fn restore(&mut self, snapshot: &Snapshot<'_>) -> Result<()> {
+        // SAFETY: a live state of this FMU.
+        check(
+            unsafe { (self.fmu.set_state)(self.ptr, snapshot.ptr) },
+            "setFMUState",
+        )
+    }
+
     /// One communication step; the FMI status (0 = OK, 2 = Discard, ...).
     pub fn do_step(&mut self, t: f64, h: f64) -> i32 {
         let (mut ev, mut term, mut early, mut last) = (false, false, false, 0.0);
@@ -240,6 +324,23 @@ impl Instance<'_> {
                 self.ptr, t, h, true, &mut ev, &mut term, &mut early, &mut last,
             )
         }
+    }
+}
+
+impl<'a> Instance<'a> {
+    /// Takes an FMU state snapshot.
+    pub fn snapshot(&self) -> Result<Snapshot<'a>> {
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: live instance, valid out-pointer.
+        check(
+            unsafe { (self.fmu.get_state)(self.ptr, &mut ptr) },
+            "getFMUState",
+        )?;
+        Ok(Snapshot {
+            fmu: self.fmu,
+            owner: self.ptr,
+            ptr,
+        })
     }
 }
 

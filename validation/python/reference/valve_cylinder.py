@@ -782,3 +782,42 @@ def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progr
     wall = time.perf_counter() - wall0
     stats = f"nfev {nfev}, njev {njev}" + (f", nlu {nlu}" if nlu else "") + f", {len(pieces)} pieces, {sum(counts.values())} events"
     return HybridTrace(t_out, ys, counts, pieces, len(pieces), fixups, stats, wall)
+
+
+# --------------------------------------------------------------------------
+# Explicit Euler at a fixed step (the seeds' way), natural branches
+# --------------------------------------------------------------------------
+
+
+def euler(name: str, par: dict, h: float, t_out=None) -> tuple[np.ndarray, bool]:
+    """Explicit Euler at the fixed step h on the natural model (V1-V6, every
+    branch chosen by the current state); K is clipped to [0, Kmax] after each
+    step (the discrete form of the clamp with anti-windup). Returns the states
+    on the output grid (h must divide the grid step and the input switching
+    times) and whether the run stayed finite."""
+    if t_out is None:
+        t_out = output_times(name)
+    grid = float(t_out[1] - t_out[0])
+    per_out = int(round(grid / h))
+    if abs(per_out * h - grid) > 1e-12 * grid:
+        raise ValueError("h must divide the output step")
+    segs = input_segments(name)
+    n_steps = (len(t_out) - 1) * per_out
+    seg_len = int(round((segs[0][1] - segs[0][0]) / h))
+    kmax = par["Kmax"]
+    y = [float(a) for a in initial_state(par)]
+    ys = np.full((len(t_out), 9), np.nan)
+    ys[0] = y
+    finite = True
+    for n in range(n_steps):
+        u = segs[min(n // seg_len, len(segs) - 1)][2]
+        dy = natural_rhs(y, u, par)
+        y = [a + h * b for a, b in zip(y, dy)]
+        y[I_K] = min(max(y[I_K], 0.0), kmax)
+        if (n + 1) % per_out == 0:
+            row = (n + 1) // per_out
+            ys[row] = y
+            if not all(math.isfinite(a) and abs(a) < 1e12 for a in y):
+                finite = False
+                break
+    return ys, finite

@@ -1,0 +1,101 @@
+"""``harness references``: rerun every model's reference script and say which
+scenario files changed (``--check``: let each script compare instead of write).
+
+The scripts are found through the ``generated_by`` field of each
+``scenario.json`` (a path relative to the repository root). Contract of a
+reference script (README.md, "Reference scripts"): it accepts
+``--out-dir ROOT`` (the root of the scenario folders) and ``--check``
+(recompute, compare with the files on disk, write nothing, exit non-zero
+when a file would change or a solver cross-check fails); without
+``--check`` it writes its scenario folders and exits non-zero when a check
+fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from harness import REPO_ROOT
+from harness.scenario import discover
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """sha256 of every file under ``root``, by relative path."""
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*")) if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def script_command(script: Path, scenarios_root: Path, check: bool) -> list[str]:
+    command = [sys.executable, str(script)] if script.suffix == ".py" else [str(script)]
+    command += ["--out-dir", str(scenarios_root)]
+    if check:
+        command.append("--check")
+    return command
+
+
+def regenerate(scenarios_root: Path, check: bool, out: Path) -> int:
+    """Run every reference script; return 0 when all succeeded (and, with
+    ``--check``, nothing changed), 1 otherwise."""
+    scenarios_root = scenarios_root.resolve()
+    scenarios, problems = discover(scenarios_root)
+    scripts: dict[Path, list[str]] = defaultdict(list)
+    for scenario in scenarios:
+        if not scenario.generated_by:
+            problems.append(f"{scenario.key}: scenario.json names no generated_by script")
+            continue
+        script = Path(scenario.generated_by)
+        scripts[script if script.is_absolute() else REPO_ROOT / script].append(scenario.key)
+    for problem in problems:
+        print(f"problem: {problem}", flush=True)
+    logs = out / "reference-scripts"
+    logs.mkdir(parents=True, exist_ok=True)
+    failed = bool(problems)
+    started = time.perf_counter()
+    for script, keys in sorted(scripts.items()):
+        if not script.is_file():
+            print(f"FAILED  {script}: script missing (named by {', '.join(keys)})", flush=True)
+            failed = True
+            continue
+        command = script_command(script, scenarios_root, check)
+        print(f"running {' '.join(command)}  (scenarios {', '.join(keys)})", flush=True)
+        before = snapshot(scenarios_root)
+        t0 = time.perf_counter()
+        completed = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
+        wall = time.perf_counter() - t0
+        output = completed.stdout + completed.stderr
+        log = logs / f"{script.stem}.log"
+        log.write_text("$ " + " ".join(command) + "\n" + output)
+        after = snapshot(scenarios_root)
+        changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+        status = "ok" if completed.returncode == 0 else f"FAILED (exit {completed.returncode})"
+        print(f"{status:<8} {script.relative_to(REPO_ROOT) if script.is_relative_to(REPO_ROOT) else script}"
+              f" in {wall:.1f} s, log {log}", flush=True)
+        if check:
+            reported = [line.strip() for line in output.splitlines() if "CHANGED" in line]
+            for line in reported:
+                print(f"         {line}", flush=True)
+            if changed:
+                print(f"         the script modified files in --check mode: {', '.join(changed)}", flush=True)
+                failed = True
+            if completed.returncode != 0 and not reported:
+                print(f"         last lines: {' | '.join(output.strip().splitlines()[-3:])}", flush=True)
+        else:
+            if changed:
+                for name in changed:
+                    what = "added" if name not in before else "removed" if name not in after else "changed"
+                    print(f"         {what}: {scenarios_root.name}/{name}", flush=True)
+            else:
+                print("         no file changed", flush=True)
+            if completed.returncode != 0:
+                print(f"         last lines: {' | '.join(output.strip().splitlines()[-3:])}", flush=True)
+        failed = failed or completed.returncode != 0
+    print(f"references: {len(scripts)} script(s), {time.perf_counter() - started:.1f} s, "
+          f"{'FAILED' if failed else 'ok'}", flush=True)
+    return 1 if failed else 0
