@@ -95,16 +95,32 @@ struct Point {
 /// Drives one frequency from the restored operating point and returns, per
 /// output, the peak ratio 20 log10(max|y - y0| / A), the ratio of the
 /// fundamental components and the phase of the output relative to the input.
+/// The settled operating point every frequency starts from.
+struct OperatingPoint {
+    vr_in: u32,
+    vr_out: Vec<u32>,
+    /// Input value, SI.
+    u0: f64,
+    /// Output values, SI.
+    y0: Vec<f64>,
+    /// Time of the snapshot, s.
+    t0: f64,
+}
+
 fn measure(
     inst: &mut Instance<'_>,
     args: &Args,
-    vr_in: u32,
-    vr_out: &[u32],
-    u0: f64,
-    y0: &[f64],
-    t0: f64,
+    op: &OperatingPoint,
     f: f64,
 ) -> Result<Vec<(f64, f64, f64)>> {
+    let OperatingPoint {
+        vr_in,
+        vr_out,
+        u0,
+        y0,
+        t0,
+    } = op;
+    let (vr_in, u0, t0) = (*vr_in, *u0, *t0);
     let period = 1.0 / f;
     let steps = args
         .steps_per_period
@@ -217,6 +233,13 @@ fn main() -> Result<()> {
         .map(|&v| inst.get_vr(v))
         .collect::<Result<_>>()?;
     let operating_point = inst.snapshot()?;
+    let op = OperatingPoint {
+        vr_in,
+        vr_out: vr_out.clone(),
+        u0,
+        y0: y0.clone(),
+        t0,
+    };
     println!(
         "{}: {} -> {} around {} = {u0:e}, amplitude {:e}; operating point {}",
         fmu.description.model_name,
@@ -244,8 +267,7 @@ fn main() -> Result<()> {
     let mut points = Vec::with_capacity(freqs.len());
     for (i, &f) in freqs.iter().enumerate() {
         inst.restore(&operating_point)?;
-        let values = measure(&mut inst, &args, vr_in, &vr_out, u0, &y0, t0, f)
-            .with_context(|| format!("at {f} Hz"))?;
+        let values = measure(&mut inst, &args, &op, f).with_context(|| format!("at {f} Hz"))?;
         points.push(Point { f, values });
         if (i + 1) % 50 == 0 || i + 1 == freqs.len() {
             eprintln!(
