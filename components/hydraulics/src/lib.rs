@@ -11,6 +11,7 @@ pub mod directional_valve;
 pub mod end_stop;
 pub mod fluid;
 pub mod friction;
+pub mod hose;
 pub mod orifice;
 pub mod spool;
 pub mod volume;
