@@ -1,0 +1,516 @@
+//! The lumped line: compliance nodes and inertance-resistance branches
+//! between pressure points (card H7, chained for n segments).
+
+use hydraulics::hose::{HoseSegment, SegmentState};
+
+/// Largest number of nodes or branches of a line (n + 1 for n <= 14).
+pub const MAX_ELEMENTS: usize = 16;
+
+/// A pressure point: a compliance node (a state) or an end pressure given
+/// as an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Point {
+    /// Node `k` (state `k`).
+    Node(usize),
+    /// The inlet pressure `p1` (an input).
+    Inlet,
+    /// The outlet pressure `p2` (an input).
+    Outlet,
+}
+
+/// Up to two segment shares of an element (a whole segment's C or L, or
+/// halves of two neighbours').
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Shares {
+    seg: [usize; 2],
+    frac: [f64; 2],
+    count: usize,
+}
+
+impl Shares {
+    fn one(seg: usize, frac: f64) -> Self {
+        Shares {
+            seg: [seg, 0],
+            frac: [frac, 0.0],
+            count: 1,
+        }
+    }
+
+    fn two(a: usize, b: usize) -> Self {
+        Shares {
+            seg: [a, b],
+            frac: [0.5, 0.5],
+            count: 2,
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        (0..self.count).map(|i| (self.seg[i], self.frac[i]))
+    }
+}
+
+/// A compliance node: its capacity is `kC * sum(frac * C(segment))`; the
+/// boundary flow `Q1` (+1) or `Q2` (-1) may enter it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Node {
+    shares: Shares,
+    /// +1: Q1 flows in; -1: Q2 flows out; 0: none.
+    inlet_flow: i8,
+    outlet_flow: i8,
+}
+
+/// An inertance-resistance branch carrying flow from `from` to `to`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Branch {
+    from: Point,
+    to: Point,
+    shares: Shares,
+}
+
+/// Boundary values of a line (the FMU's inputs), SI units.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Boundary {
+    /// Inlet pressure p1 (forms G, Y), Pa.
+    pub p1: f64,
+    /// Outlet pressure p2 (forms H, Y), Pa.
+    pub p2: f64,
+    /// Inlet flow Q1 (forms H, Z), m3/s.
+    pub q1: f64,
+    /// Outlet flow Q2 (forms G, Z), m3/s.
+    pub q2: f64,
+}
+
+/// The four causal forms of the card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Inputs Q1, p2; outputs p1, Q2; segment C - R - L.
+    H,
+    /// Inputs p1, Q2; outputs Q1, p2; segment L - R - C.
+    G,
+    /// Inputs p1, p2; outputs Q1, Q2; segment L/2 - R/2 - C - R/2 - L/2.
+    Y,
+    /// Inputs Q1, Q2; outputs p1, p2; segment C/2 - R/2 - L - R/2 - C/2.
+    Z,
+}
+
+/// The lumped line of one causal form with `n` segments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// The causal form.
+    pub form: Form,
+    /// The segment (all segments are equal), with its corrections.
+    pub segment: HoseSegment,
+    /// Number of segments.
+    pub n: usize,
+    nodes: [Node; MAX_ELEMENTS],
+    n_nodes: usize,
+    branches: [Branch; MAX_ELEMENTS],
+    n_branches: usize,
+    /// The two pressure points whose mean is each segment's p_m.
+    seg_points: [[Point; 2]; MAX_ELEMENTS],
+}
+
+impl Line {
+    /// The line of `form` with `n` segments.
+    pub fn new(form: Form, segment: HoseSegment, n: usize) -> Self {
+        match form {
+            Form::H => Self::form_h(segment, n),
+            Form::G => Self::form_g(segment, n),
+            Form::Y => Self::form_y(segment, n),
+            Form::Z => Self::form_z(segment, n),
+        }
+    }
+
+    fn empty(form: Form, segment: HoseSegment, n: usize) -> Self {
+        let branch = Branch {
+            from: Point::Inlet,
+            to: Point::Outlet,
+            shares: Shares::default(),
+        };
+        Line {
+            form,
+            segment,
+            n,
+            nodes: [Node::default(); MAX_ELEMENTS],
+            n_nodes: 0,
+            branches: [branch; MAX_ELEMENTS],
+            n_branches: 0,
+            seg_points: [[Point::Inlet, Point::Outlet]; MAX_ELEMENTS],
+        }
+    }
+
+    /// Form H: node i (C of segment i) then branch i (R, L of segment i) to
+    /// node i + 1, the last to the outlet pressure p2; Q1 enters node 0.
+    fn form_h(segment: HoseSegment, n: usize) -> Self {
+        let mut l = Self::empty(Form::H, segment, n);
+        for i in 0..n {
+            l.nodes[i].shares = Shares::one(i, 1.0);
+            let to = if i + 1 < n {
+                Point::Node(i + 1)
+            } else {
+                Point::Outlet
+            };
+            l.branches[i] = Branch {
+                from: Point::Node(i),
+                to,
+                shares: Shares::one(i, 1.0),
+            };
+            l.seg_points[i] = [Point::Node(i), to];
+        }
+        l.nodes[0].inlet_flow = 1;
+        l.n_nodes = n;
+        l.n_branches = n;
+        l
+    }
+
+    /// Form G: branch i from the inlet pressure p1 (i = 0) or node i - 1 to
+    /// node i (C of segment i at its downstream end); Q2 leaves node n - 1.
+    fn form_g(segment: HoseSegment, n: usize) -> Self {
+        let mut l = Self::empty(Form::G, segment, n);
+        for i in 0..n {
+            l.nodes[i].shares = Shares::one(i, 1.0);
+            let from = if i == 0 {
+                Point::Inlet
+            } else {
+                Point::Node(i - 1)
+            };
+            l.branches[i] = Branch {
+                from,
+                to: Point::Node(i),
+                shares: Shares::one(i, 1.0),
+            };
+            l.seg_points[i] = [from, Point::Node(i)];
+        }
+        l.nodes[n - 1].outlet_flow = -1;
+        l.n_nodes = n;
+        l.n_branches = n;
+        l
+    }
+
+    /// Form Y: node i is the C of segment i; n + 1 branches: L/2, R/2 of
+    /// segment 0 from p1, the merged halves of segments i - 1 and i between
+    /// nodes, L/2, R/2 of the last segment to p2.
+    fn form_y(segment: HoseSegment, n: usize) -> Self {
+        let mut l = Self::empty(Form::Y, segment, n);
+        for i in 0..n {
+            l.nodes[i].shares = Shares::one(i, 1.0);
+        }
+        l.branches[0] = Branch {
+            from: Point::Inlet,
+            to: Point::Node(0),
+            shares: Shares::one(0, 0.5),
+        };
+        for i in 1..n {
+            l.branches[i] = Branch {
+                from: Point::Node(i - 1),
+                to: Point::Node(i),
+                shares: Shares::two(i - 1, i),
+            };
+        }
+        l.branches[n] = Branch {
+            from: Point::Node(n - 1),
+            to: Point::Outlet,
+            shares: Shares::one(n - 1, 0.5),
+        };
+        // A segment's end pressures: the inlet/outlet pressure, or the
+        // centre pressure of the neighbouring segment across the junction.
+        for i in 0..n {
+            let before = if i == 0 {
+                Point::Inlet
+            } else {
+                Point::Node(i - 1)
+            };
+            let after = if i + 1 < n {
+                Point::Node(i + 1)
+            } else {
+                Point::Outlet
+            };
+            l.seg_points[i] = [before, after];
+        }
+        l.n_nodes = n;
+        l.n_branches = n + 1;
+        l
+    }
+
+    /// Form Z: n + 1 nodes (C/2 of segment 0, merged halves between
+    /// segments, C/2 of the last segment), branch i (R, L of segment i)
+    /// between nodes i and i + 1; Q1 enters node 0, Q2 leaves node n.
+    fn form_z(segment: HoseSegment, n: usize) -> Self {
+        let mut l = Self::empty(Form::Z, segment, n);
+        l.nodes[0].shares = Shares::one(0, 0.5);
+        for i in 1..n {
+            l.nodes[i].shares = Shares::two(i - 1, i);
+        }
+        l.nodes[n].shares = Shares::one(n - 1, 0.5);
+        l.nodes[0].inlet_flow = 1;
+        l.nodes[n].outlet_flow = -1;
+        for i in 0..n {
+            l.branches[i] = Branch {
+                from: Point::Node(i),
+                to: Point::Node(i + 1),
+                shares: Shares::one(i, 1.0),
+            };
+            l.seg_points[i] = [Point::Node(i), Point::Node(i + 1)];
+        }
+        l.n_nodes = n + 1;
+        l.n_branches = n;
+        l
+    }
+
+    /// Number of states in use: node pressures first, then branch flows.
+    pub fn states(&self) -> usize {
+        self.n_nodes + self.n_branches
+    }
+
+    /// Number of nodes (pressure states).
+    pub fn nodes(&self) -> usize {
+        self.n_nodes
+    }
+
+    /// Number of branches (flow states, after the nodes).
+    pub fn branches(&self) -> usize {
+        self.n_branches
+    }
+
+    fn pressure(&self, x: &[f64], b: &Boundary, p: Point) -> f64 {
+        match p {
+            Point::Node(k) => x[k],
+            Point::Inlet => b.p1,
+            Point::Outlet => b.p2,
+        }
+    }
+
+    /// Mean pressure of segment `s` (card: the mean of its end pressures).
+    pub fn mean_pressure(&self, x: &[f64], b: &Boundary, s: usize) -> f64 {
+        let [a, c] = self.seg_points[s];
+        0.5 * (self.pressure(x, b, a) + self.pressure(x, b, c))
+    }
+
+    fn segment_states(&self, x: &[f64], b: &Boundary) -> [Option<SegmentState>; MAX_ELEMENTS] {
+        let mut out = [None; MAX_ELEMENTS];
+        for (s, o) in out.iter_mut().enumerate().take(self.n) {
+            *o = Some(self.segment.state(self.mean_pressure(x, b, s)));
+        }
+        out
+    }
+
+    /// Rates of the states `x` (card H7 for the form's chain) and, if
+    /// `jac` is given, the Jacobian entries d(rate_row)/d(x_col).
+    pub fn eval(
+        &self,
+        x: &[f64],
+        b: &Boundary,
+        rates: &mut [f64],
+        mut jac: Option<&mut dyn FnMut(usize, usize, f64)>,
+    ) {
+        let seg = self.segment_states(x, b);
+        let st = |s: usize| seg[s].as_ref().expect("segment state");
+        let nb = self.n_nodes;
+        // d(p_m of segment s)/d(node k): 1/2 for each of its points that is that node.
+        let dpm = |s: usize, k: usize| -> f64 {
+            self.seg_points[s]
+                .iter()
+                .filter(|p| **p == Point::Node(k))
+                .count() as f64
+                * 0.5
+        };
+        let node_cols = |s: usize| {
+            self.seg_points[s].iter().filter_map(|p| match p {
+                Point::Node(k) => Some(*k),
+                _ => None,
+            })
+        };
+        // Nodes: kC * sum(frac C) dP/dt = net inflow.
+        for k in 0..self.n_nodes {
+            let node = &self.nodes[k];
+            let mut inflow = f64::from(node.inlet_flow) * b.q1 + f64::from(node.outlet_flow) * b.q2;
+            for j in 0..self.n_branches {
+                let br = &self.branches[j];
+                if br.to == Point::Node(k) {
+                    inflow += x[nb + j];
+                }
+                if br.from == Point::Node(k) {
+                    inflow -= x[nb + j];
+                }
+            }
+            let cap: f64 = node
+                .shares
+                .iter()
+                .map(|(s, f)| f * st(s).corrected_compliance())
+                .sum();
+            rates[k] = inflow / cap;
+            if let Some(j) = jac.as_mut() {
+                for jb in 0..self.n_branches {
+                    let br = &self.branches[jb];
+                    if br.to == Point::Node(k) {
+                        j(k, nb + jb, 1.0 / cap);
+                    }
+                    if br.from == Point::Node(k) {
+                        j(k, nb + jb, -1.0 / cap);
+                    }
+                }
+                // Capacity through p_m: -inflow/cap^2 * dcap/dP.
+                for (s, f) in node.shares.iter() {
+                    let dcap = f * st(s).k_c * st(s).compliance_dp();
+                    for col in node_cols(s) {
+                        j(k, col, -inflow / (cap * cap) * dcap * dpm(s, col));
+                    }
+                }
+            }
+        }
+        // Branches: kL * sum(frac L) dq/dt = p_from - p_to - sum(frac loss(q)).
+        for jb in 0..self.n_branches {
+            let br = &self.branches[jb];
+            let q = x[nb + jb];
+            let drive = self.pressure(x, b, br.from) - self.pressure(x, b, br.to);
+            let loss: f64 = br.shares.iter().map(|(s, f)| f * st(s).loss(q)).sum();
+            let ind: f64 = br
+                .shares
+                .iter()
+                .map(|(s, f)| f * st(s).corrected_inertance())
+                .sum();
+            let num = drive - loss;
+            let row = nb + jb;
+            rates[row] = num / ind;
+            if let Some(j) = jac.as_mut() {
+                let dq: f64 = br.shares.iter().map(|(s, f)| f * st(s).loss_dq(q)).sum();
+                j(row, row, -dq / ind);
+                if let Point::Node(k) = br.from {
+                    j(row, k, 1.0 / ind);
+                }
+                if let Point::Node(k) = br.to {
+                    j(row, k, -1.0 / ind);
+                }
+                for (s, f) in br.shares.iter() {
+                    let dloss = f * st(s).loss_dp(q);
+                    let dind = f * st(s).k_l * st(s).inertance_dp();
+                    for col in node_cols(s) {
+                        let d = dpm(s, col);
+                        j(row, col, (-dloss * d) / ind - num / (ind * ind) * dind * d);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The steady state for the boundary values: all flows equal the through
+    /// flow, pressures marched along the line from the end whose pressure
+    /// is known (forms H, G, Y), or from `p_level` at the outlet (form Z,
+    /// whose pressure level is free). Form Y finds the through flow that
+    /// the pressure difference p1 - p2 drives.
+    pub fn steady_state(&self, b: &Boundary, p_level: f64, x: &mut [f64]) -> Result<(), String> {
+        let through = match self.form {
+            Form::H | Form::Z => b.q1,
+            Form::G => b.q2,
+            Form::Y => self.y_through_flow(b)?,
+        };
+        self.fill(b, p_level, through, x);
+        Ok(())
+    }
+
+    /// Pressures for a through flow `q`: marched from the known pressure.
+    fn fill(&self, b: &Boundary, p_level: f64, q: f64, x: &mut [f64]) {
+        let nb = self.n_nodes;
+        for j in 0..self.n_branches {
+            x[nb + j] = q;
+        }
+        // Start from a uniform guess and iterate: each branch's drop
+        // depends on p_m, which depends on the pressures being computed.
+        let start = match (self.branches[0].from, self.branches[self.n_branches - 1].to) {
+            (Point::Inlet, _) => b.p1,
+            (_, Point::Outlet) => b.p2,
+            _ => p_level,
+        };
+        for k in 0..self.n_nodes {
+            x[k] = start;
+        }
+        for _ in 0..50 {
+            let seg = self.segment_states(x, b);
+            let drop = |j: usize| -> f64 {
+                self.branches[j]
+                    .shares
+                    .iter()
+                    .map(|(s, f)| f * seg[s].as_ref().expect("segment").loss(q))
+                    .sum()
+            };
+            let old: Vec<f64> = x[..self.n_nodes].to_vec();
+            if let Point::Inlet = self.branches[0].from {
+                // March downstream from p1 (G, Y).
+                let mut p = b.p1;
+                for j in 0..self.n_branches {
+                    p -= drop(j);
+                    if let Point::Node(k) = self.branches[j].to {
+                        x[k] = p;
+                    }
+                }
+            } else {
+                // March upstream from p2 (H) or the level at the last node (Z).
+                let mut p = match self.branches[self.n_branches - 1].to {
+                    Point::Outlet => b.p2,
+                    _ => {
+                        x[self.n_nodes - 1] = p_level;
+                        p_level
+                    }
+                };
+                for j in (0..self.n_branches).rev() {
+                    p += drop(j);
+                    if let Point::Node(k) = self.branches[j].from {
+                        x[k] = p;
+                    }
+                }
+            }
+            let change = old
+                .iter()
+                .zip(x.iter())
+                .map(|(a, c)| (a - c).abs())
+                .fold(0.0, f64::max);
+            if change <= 1e-9 * b.p1.abs().max(b.p2.abs()).max(p_level.abs()).max(1.0) {
+                break;
+            }
+        }
+    }
+
+    /// Form Y: the through flow q with total drop p1 - p2 (bisection on
+    /// the monotone drop).
+    fn y_through_flow(&self, b: &Boundary) -> Result<f64, String> {
+        let target = b.p1 - b.p2;
+        let mut scratch = [0.0; 2 * MAX_ELEMENTS];
+        let mut total_drop = |q: f64| {
+            self.fill(b, b.p2, q, &mut scratch);
+            let seg = self.segment_states(&scratch, b);
+            (0..self.n_branches)
+                .map(|j| {
+                    self.branches[j]
+                        .shares
+                        .iter()
+                        .map(|(s, f)| f * seg[s].as_ref().expect("segment").loss(q))
+                        .sum::<f64>()
+                })
+                .sum::<f64>()
+        };
+        // Bracket the flow by doubling from 0.1 L/s in the direction of the
+        // pressure difference (huge trial flows would march the pressures
+        // far below zero, where the fluid law does not hold).
+        let sign = if target >= 0.0 { 1.0 } else { -1.0 };
+        let (mut lo, mut hi) = (0.0, sign * 1e-4);
+        while sign * total_drop(hi) < sign * target {
+            lo = hi;
+            hi *= 2.0;
+            if hi.abs() > 10.0 {
+                return Err(format!("no steady flow for p1 - p2 = {target} Pa"));
+            }
+        }
+        if sign < 0.0 {
+            std::mem::swap(&mut lo, &mut hi);
+        }
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if total_drop(mid) < target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(0.5 * (lo + hi))
+    }
+}
