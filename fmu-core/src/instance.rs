@@ -665,8 +665,26 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         value: impl Fn(usize) -> f64,
     ) -> FmiResult {
         self.check_phase(function, Op::SetValues)?;
+        let mut only_inputs = self.phase == Phase::StepMode;
         for (i, &vr) in vrs.iter().enumerate() {
-            self.check_set(function, vr, value(i), wanted)?;
+            let row = self.check_set(function, vr, value(i), wanted)?;
+            only_inputs &= self.desc.variables[row].causality == Causality::Input;
+        }
+        // Fast path for the inputs a master sets at every communication
+        // point: the model updates them in place (no rebuild, no allocation).
+        if only_inputs {
+            let mut model = self.model.clone();
+            if vrs
+                .iter()
+                .enumerate()
+                .all(|(i, &vr)| model.set_input(vr, value(i)))
+            {
+                for (i, &vr) in vrs.iter().enumerate() {
+                    self.values.set(vr, value(i));
+                }
+                self.model = model;
+                return Ok(());
+            }
         }
         let mut values = self.values.clone();
         let mut settings = self.settings;

@@ -124,6 +124,13 @@ pub trait Model<const N: usize>: OdeSystem<N> + Sized + Clone + Send + 'static {
     /// coefficients once); an error message when they are inconsistent.
     fn configure(values: &Values) -> Result<Self, String>;
 
+    /// Updates an input in place during the simulation (the value is
+    /// already checked), without rebuilding the model with
+    /// [`Model::configure`]; `false` (the default) makes fmu-core rebuild.
+    fn set_input(&mut self, _vr: u32, _value: f64) -> bool {
+        false
+    }
+
     /// The state at the start time, from the parameters.
     fn initial_state(&self) -> SVector<f64, N>;
 
@@ -351,4 +358,53 @@ impl ValueType {
             ValueType::Boolean => "Boolean",
         }
     }
+}
+
+/// Test support for model crates: checks that [`Model::set_input`] (the
+/// fast path) and [`Model::configure`] give the same right-hand side and
+/// outputs at state `x` for every input, perturbed by 1 %.
+pub fn check_set_input<M: Model<N>, const N: usize>(x: &SVector<f64, N>) -> Result<(), String> {
+    let desc = M::description();
+    let base = Values::from_raw(
+        desc.variables
+            .iter()
+            .map(|v| v.kind.start_as_f64().unwrap_or(0.0))
+            .collect(),
+    );
+    let model = M::configure(&base)?;
+    for var in desc
+        .variables
+        .iter()
+        .filter(|v| v.causality == Causality::Input)
+    {
+        let vr = var.value_reference;
+        let value = base.real(vr) * 1.01 + 1e-3;
+        let mut fast = model.clone();
+        if !fast.set_input(vr, value) {
+            continue;
+        }
+        let mut values = base.clone();
+        values.set(vr, value);
+        let slow = M::configure(&values)?;
+        if fast.rhs(x) != slow.rhs(x) {
+            return Err(format!(
+                "input '{}': set_input and configure differ in the rates",
+                var.name
+            ));
+        }
+        for out in desc
+            .variables
+            .iter()
+            .filter(|v| v.causality == Causality::Output)
+        {
+            let o = out.value_reference;
+            if fast.output(x, o) != slow.output(x, o) {
+                return Err(format!(
+                    "input '{}': set_input and configure differ in output '{}'",
+                    var.name, out.name
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -394,6 +394,19 @@ impl<const FORM: u8> Model<NX> for HoseModel<FORM> {
         })
     }
 
+    fn set_input(&mut self, vr: u32, value: f64) -> bool {
+        let b = &mut self.boundary;
+        let slot = match (form(FORM), vr) {
+            (Form::H, vr::IN1) | (Form::Z, vr::IN1) => &mut b.q1,
+            (Form::H, vr::IN2) | (Form::Y, vr::IN2) => &mut b.p2,
+            (Form::G, vr::IN1) | (Form::Y, vr::IN1) => &mut b.p1,
+            (Form::G, vr::IN2) | (Form::Z, vr::IN2) => &mut b.q2,
+            _ => return false,
+        };
+        *slot = value;
+        true
+    }
+
     /// The steady state at the inputs' values (card: "Initial state: the
     /// steady state of these equations at the scenario's operating point").
     fn initial_state(&self) -> SVector<f64, NX> {

@@ -314,6 +314,15 @@ impl Model<2> for OrificeChain {
         Ok(model)
     }
 
+    fn set_input(&mut self, vr: u32, value: f64) -> bool {
+        match vr {
+            vr::PS => self.ps = value,
+            vr::PT => self.pt = value,
+            _ => return false,
+        }
+        true
+    }
+
     fn initial_state(&self) -> Vector2<f64> {
         self.p0
     }

@@ -127,3 +127,8 @@ fn physical_range_checks() {
     assert!(OrificeChain::check_value(vr::V2, 1e-6).is_ok());
     assert!(OrificeChain::check_value(vr::PS, -5e4).is_ok());
 }
+
+#[test]
+fn fast_input_path_matches_configure() {
+    fmu_core::model::check_set_input::<OrificeChain, 2>(&Vector2::new(3e6, 1e6)).unwrap();
+}

@@ -116,6 +116,13 @@ impl Model<NX> for SlidingMass {
         })
     }
 
+    fn set_input(&mut self, vr: u32, value: f64) -> bool {
+        if vr == vr::F {
+            self.force = value;
+        }
+        vr == vr::F
+    }
+
     fn initial_state(&self) -> SVector<f64, NX> {
         SVector::<f64, NX>::from([self.carriage.x0, 0.0, 0.0])
     }
@@ -147,6 +154,8 @@ mod tests {
     #[test]
     fn table_validates() {
         fmu_core::checked_description::<SlidingMass, NX>().unwrap();
+        let x = SVector::<f64, NX>::from([0.5, 0.01, 1e-5]);
+        fmu_core::model::check_set_input::<SlidingMass, NX>(&x).unwrap();
         assert_eq!(valve_drive::params::m::COUNT, 10);
     }
 }

@@ -176,6 +176,16 @@ impl Model<NX> for ValveActuator {
         })
     }
 
+    fn set_input(&mut self, vr: u32, value: f64) -> bool {
+        match vr {
+            vr::U => self.u = value,
+            vr::X => self.x = value,
+            vr::V => self.v = value,
+            _ => return false,
+        }
+        true
+    }
+
     fn initial_state(&self) -> SVector<f64, NX> {
         SVector::from(self.drive.initial)
     }
@@ -239,5 +249,6 @@ mod tests {
         let x = SVector::<f64, NX>::from([0.0, 0.0, 5e-11, 1e7, 2e6, 1.1e7]);
         let f = m.output(&x, vr::F).unwrap();
         assert!((f - (1e7 * 8.04e-4 - 2e6 * 4.24e-4)).abs() < 1e-6);
+        fmu_core::model::check_set_input::<ValveActuator, NX>(&x).unwrap();
     }
 }

@@ -222,6 +222,13 @@ impl Model<NX> for ValveCylinder {
         })
     }
 
+    fn set_input(&mut self, vr: u32, value: f64) -> bool {
+        if vr == vr::U {
+            self.u = value;
+        }
+        vr == vr::U
+    }
+
     fn initial_state(&self) -> SVector<f64, NX> {
         let s = self.drive.initial;
         SVector::<f64, NX>::from([

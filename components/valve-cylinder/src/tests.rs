@@ -67,3 +67,9 @@ fn initial_state_from_the_card() {
     assert_eq!((x0[3], x0[4], x0[5]), (9e5, 9e5, 9e5));
     assert_eq!(x0[X], 1.0);
 }
+
+#[test]
+fn fast_input_path_matches_configure() {
+    let x = SVector::<f64, NX>::from([6.0, 10.0, 2e-9, 6e6, 3e6, 7.2e6, 0.5, 0.03, 1e-4]);
+    fmu_core::model::check_set_input::<ValveCylinder, NX>(&x).unwrap();
+}

@@ -16,6 +16,8 @@ fn values<const F: u8>(n: i32) -> Values {
 
 fn check_form<const F: u8>() {
     fmu_core::checked_description::<HoseModel<F>, NX>().unwrap();
+    let m1 = HoseModel::<F>::configure(&values::<F>(1)).unwrap();
+    fmu_core::model::check_set_input::<HoseModel<F>, NX>(&m1.initial_state()).unwrap();
     for n in [1, 3, 7] {
         let m = HoseModel::<F>::configure(&values::<F>(n)).unwrap();
         let x0 = m.initial_state();
