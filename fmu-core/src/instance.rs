@@ -673,16 +673,16 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         // Fast path for the inputs a master sets at every communication
         // point: the model updates them in place (no rebuild, no allocation).
         if only_inputs {
-            let mut model = self.model.clone();
-            if vrs
+            // `set_input` leaves the model unchanged when it returns false;
+            // a partial update is then overwritten by the rebuild below.
+            let fast = vrs
                 .iter()
                 .enumerate()
-                .all(|(i, &vr)| model.set_input(vr, value(i)))
-            {
+                .all(|(i, &vr)| self.model.set_input(vr, value(i)));
+            if fast {
                 for (i, &vr) in vrs.iter().enumerate() {
                     self.values.set(vr, value(i));
                 }
-                self.model = model;
                 return Ok(());
             }
         }

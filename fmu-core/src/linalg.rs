@@ -91,6 +91,83 @@ impl<const N: usize> Lu<N> {
     }
 }
 
+/// Factorizes `a` in place (LU with partial pivoting of the leading
+/// `active` block; rows and columns from `active` on must be diagonal) and
+/// returns the row permutation; `None` when singular. No copy of the
+/// matrix is made: the integrators call this once per substep.
+pub fn factor_in_place<const N: usize>(
+    a: &mut SMatrix<f64, N, N>,
+    active: usize,
+) -> Option<[usize; N]> {
+    let active = active.min(N);
+    let mut perm = [0usize; N];
+    for (i, p) in perm.iter_mut().enumerate() {
+        *p = i;
+    }
+    for i in active..N {
+        let d = a[(i, i)];
+        if d == 0.0 || !d.is_finite() {
+            return None;
+        }
+    }
+    for k in 0..active {
+        let mut pivot_row = k;
+        let mut pivot_abs = a[(k, k)].abs();
+        for r in (k + 1)..active {
+            if a[(r, k)].abs() > pivot_abs {
+                pivot_abs = a[(r, k)].abs();
+                pivot_row = r;
+            }
+        }
+        if pivot_abs == 0.0 || !pivot_abs.is_finite() {
+            return None;
+        }
+        if pivot_row != k {
+            a.swap_rows(k, pivot_row);
+            perm.swap(k, pivot_row);
+        }
+        let pivot = a[(k, k)];
+        for r in (k + 1)..active {
+            let factor = a[(r, k)] / pivot;
+            a[(r, k)] = factor;
+            for c in (k + 1)..active {
+                a[(r, c)] -= factor * a[(k, c)];
+            }
+        }
+    }
+    Some(perm)
+}
+
+/// Solves `A x = b` with a factorization from [`factor_in_place`];
+/// `b` is overwritten with the solution.
+pub fn solve_in_place<const N: usize>(
+    lu: &SMatrix<f64, N, N>,
+    perm: &[usize; N],
+    active: usize,
+    b: &mut SVector<f64, N>,
+) {
+    let k = active.min(N);
+    let mut x = SVector::<f64, N>::zeros();
+    for i in 0..N {
+        x[i] = b[perm[i]];
+    }
+    for i in 0..k {
+        for j in 0..i {
+            x[i] -= lu[(i, j)] * x[j];
+        }
+    }
+    for i in (0..k).rev() {
+        for j in (i + 1)..k {
+            x[i] -= lu[(i, j)] * x[j];
+        }
+        x[i] /= lu[(i, i)];
+    }
+    for i in k..N {
+        x[i] /= lu[(i, i)];
+    }
+    *b = x;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +196,11 @@ mod tests {
         for active in [2, 4] {
             let lu = Lu::new_leading(a, active).unwrap();
             assert!((lu.solve(&b) - x).norm() < 1e-12, "active {active}");
+            let mut m = a;
+            let perm = factor_in_place(&mut m, active).unwrap();
+            let mut y = b;
+            solve_in_place(&m, &perm, active, &mut y);
+            assert!((y - x).norm() < 1e-12, "in place, active {active}");
         }
     }
 

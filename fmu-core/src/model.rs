@@ -126,7 +126,8 @@ pub trait Model<const N: usize>: OdeSystem<N> + Sized + Clone + Send + 'static {
 
     /// Updates an input in place during the simulation (the value is
     /// already checked), without rebuilding the model with
-    /// [`Model::configure`]; `false` (the default) makes fmu-core rebuild.
+    /// [`Model::configure`]; return `false` without changing anything (the
+    /// default) to make fmu-core rebuild.
     fn set_input(&mut self, _vr: u32, _value: f64) -> bool {
         false
     }

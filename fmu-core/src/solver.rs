@@ -11,7 +11,7 @@
 //! The system is autonomous within one communication step: inputs are held
 //! constant by the co-simulation master between communication points.
 
-use crate::linalg::Lu;
+use crate::linalg::{factor_in_place, solve_in_place};
 use nalgebra::{SMatrix, SVector};
 
 /// A system of ordinary differential equations `dx/dt = f(x)` with its
@@ -21,6 +21,13 @@ pub trait OdeSystem<const N: usize> {
     fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N>;
     /// The Jacobian `df/dx` at `x` (analytic).
     fn jacobian(&self, x: &SVector<f64, N>) -> SMatrix<f64, N, N>;
+
+    /// Writes the Jacobian into `j` (the integrators reuse one matrix).
+    /// Models with fewer active states than `N` may overwrite only the
+    /// leading active block: the rest of `j` is never read.
+    fn jacobian_into(&self, x: &SVector<f64, N>, j: &mut SMatrix<f64, N, N>) {
+        *j = self.jacobian(x);
+    }
     /// Nominal magnitude of each state (its SI unit); the absolute tolerance
     /// is `atol * nominal`.
     fn nominal(&self) -> SVector<f64, N> {
@@ -265,15 +272,29 @@ fn rodas3_step<S: OdeSystem<N>, const N: usize>(
     sys: &S,
     x: &SVector<f64, N>,
     h: f64,
+    g: &mut SMatrix<f64, N, N>,
     stats: &mut Stats,
 ) -> Option<(SVector<f64, N>, SVector<f64, N>)> {
-    let jac = sys.jacobian(x);
+    // Iteration matrix G = I/(h gamma) - J, built and factorized in place
+    // in the caller's buffer; inactive states get the identity / (h gamma)
+    // (their rows and columns of J are zero and never written).
+    sys.jacobian_into(x, g);
     stats.jacobian_evals += 1;
-    let mut g = -jac;
-    for i in 0..N {
-        g[(i, i)] += 1.0 / (h * GAMMA);
+    let active = sys.active_states().min(N);
+    for c in 0..active {
+        for r in 0..active {
+            g[(r, c)] = -g[(r, c)];
+        }
     }
-    let lu = Lu::new_leading(g, sys.active_states())?;
+    let inv = 1.0 / (h * GAMMA);
+    for i in 0..active {
+        g[(i, i)] += inv;
+    }
+    for i in active..N {
+        g[(i, i)] = inv;
+    }
+    let perm = factor_in_place(g, active)?;
+    let g = &*g;
     stats.factorizations += 1;
     let mut k = [SVector::<f64, N>::zeros(); 4];
     let mut f = SVector::<f64, N>::zeros();
@@ -294,7 +315,8 @@ fn rodas3_step<S: OdeSystem<N>, const N: usize>(
                 rhs += k[j] * (C[s][j] / h);
             }
         }
-        k[s] = lu.solve(&rhs);
+        solve_in_place(g, &perm, active, &mut rhs);
+        k[s] = rhs;
     }
     let mut x_new = *x;
     let mut err = SVector::<f64, N>::zeros();
@@ -322,8 +344,9 @@ pub fn rodas3_fixed<S: OdeSystem<N>, const N: usize>(
     n: usize,
     stats: &mut Stats,
 ) -> bool {
+    let mut g = SMatrix::<f64, N, N>::zeros();
     for _ in 0..n {
-        match rodas3_step(sys, x, h, stats) {
+        match rodas3_step(sys, x, h, &mut g, stats) {
             Some((x_new, _)) => *x = x_new,
             None => return false,
         }
@@ -398,6 +421,8 @@ fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
     let mut t = 0.0;
     let mut substeps: u32 = 0;
     let mut rejected_last = false;
+    // One iteration-matrix buffer for all substeps of this call.
+    let mut g = SMatrix::<f64, N, N>::zeros();
     while t < duration {
         if substeps >= settings.max_substeps {
             carried.h = h;
@@ -417,7 +442,7 @@ fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
         } else {
             h
         };
-        let outcome = rodas3_step(sys, x, h_try, stats).map(|(x_new, err)| {
+        let outcome = rodas3_step(sys, x, h_try, &mut g, stats).map(|(x_new, err)| {
             let e = error_norm(&err, x, &x_new, &nominal, settings, sys.active_states());
             (x_new, e)
         });

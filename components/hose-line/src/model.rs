@@ -218,6 +218,19 @@ impl<const FORM: u8> OdeSystem<NX> for HoseModel<FORM> {
         j
     }
 
+    fn jacobian_into(&self, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) {
+        let k = self.line.states();
+        for c in 0..k {
+            for r in 0..k {
+                j[(r, c)] = 0.0;
+            }
+        }
+        let mut rates = [0.0; NX];
+        let mut add = |r: usize, c: usize, v: f64| j[(r, c)] += v;
+        self.line
+            .eval(x.as_slice(), &self.boundary, &mut rates, Some(&mut add));
+    }
+
     fn nominal(&self) -> SVector<f64, NX> {
         let nb = self.line.nodes();
         SVector::from_fn(|i, _| if i < nb { 1e6 } else { 1e-4 })

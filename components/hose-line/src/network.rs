@@ -2,9 +2,10 @@
 //! between pressure points (card H7, chained for n segments).
 
 use hydraulics::hose::{HoseSegment, SegmentState};
+use std::mem::MaybeUninit;
 
 /// Largest number of nodes or branches of a line (n + 1 for n <= 14).
-pub const MAX_ELEMENTS: usize = 16;
+pub const MAX_ELEMENTS: usize = 15;
 
 /// A pressure point: a compliance node (a state) or an end pressure given
 /// as an input.
@@ -303,8 +304,19 @@ impl Line {
         rates: &mut [f64],
         mut jac: Option<&mut dyn FnMut(usize, usize, f64)>,
     ) {
-        let seg = self.segment_states(x, b);
-        let st = |s: usize| seg[s].as_ref().expect("segment state");
+        // The segment states of this evaluation, on the stack and only as
+        // many as there are segments (the integrators call this several
+        // times per substep: no array initialisation, no copies).
+        let mut seg = [const { MaybeUninit::<SegmentState>::uninit() }; MAX_ELEMENTS];
+        for (s, slot) in seg.iter_mut().enumerate().take(self.n) {
+            slot.write(self.segment.state(self.mean_pressure(x, b, s)));
+        }
+        let n = self.n;
+        let st = |s: usize| {
+            assert!(s < n, "segment {s} of {n}");
+            // SAFETY: the first `n` entries were written above.
+            unsafe { seg[s].assume_init_ref() }
+        };
         let nb = self.n_nodes;
         // d(p_m of segment s)/d(node k): 1/2 for each of its points that is that node.
         let dpm = |s: usize, k: usize| -> f64 {

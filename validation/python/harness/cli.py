@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: %(default)s, the cores)")
     run.add_argument("--timeout", type=float, default=900.0, help="seconds before a run counts as failed (default: %(default)s)")
     run.add_argument("--no-plots", action="store_true", help="report without PNG plots")
-    run.add_argument("--skip-checkers", action="store_true", help="do not run fmpy validate and fmutool -check")
+    run.add_argument("--skip-checkers", action="store_true", help="do not run fmpy validate and fmutool -check "
+                     "(they check every FMU in --dist, or only the --model ones)")
 
     refs = sub.add_parser("references", help="regenerate every reference with its script and say which files changed")
     refs.add_argument("--scenarios", type=Path, default=DEFAULT_SCENARIOS, help="root of the scenario folders (default: %(default)s)")
@@ -82,7 +83,8 @@ def command_run(args) -> int:
     masters = [m for m in masters if m.name not in args.skip_master]
     versions = sorted(set(args.fmi_version)) or [2, 3]
     summary = run_all(scenarios, masters, versions, args.dist.resolve(), args.out.resolve(),
-                      args.jobs, args.timeout, problems, checkers=not args.skip_checkers)
+                      args.jobs, args.timeout, problems, checkers=not args.skip_checkers,
+                      every_fmu=not args.model)
     report = build_report(args.out.resolve(), plots=not args.no_plots)
     counts = summary["counts"]
     print(f"report: {report}")

@@ -14,6 +14,7 @@ fails.
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 import time
@@ -32,6 +33,27 @@ def snapshot(root: Path) -> dict[str, str]:
     }
 
 
+def reference_scripts(scenarios_root: Path) -> tuple[dict[Path, list[str]], list[str]]:
+    """Each reference script (from ``generated_by``) with the scenarios it
+    writes, and the scenario.json files that name none. Read from the raw
+    JSON, so that a scenario the script will rewrite may be broken now."""
+    scripts: dict[Path, list[str]] = defaultdict(list)
+    problems = []
+    for spec_path in sorted(scenarios_root.glob("*/*/scenario.json")):
+        key = f"{spec_path.parent.parent.name}/{spec_path.parent.name}"
+        try:
+            generated_by = json.loads(spec_path.read_text()).get("generated_by")
+        except (OSError, ValueError, AttributeError) as err:
+            problems.append(f"{key}: scenario.json unreadable ({err})")
+            continue
+        if not generated_by:
+            problems.append(f"{key}: scenario.json names no generated_by script")
+            continue
+        script = Path(generated_by)
+        scripts[script if script.is_absolute() else REPO_ROOT / script].append(key)
+    return scripts, problems
+
+
 def script_command(script: Path, scenarios_root: Path, check: bool) -> list[str]:
     command = [sys.executable, str(script)] if script.suffix == ".py" else [str(script)]
     command += ["--out-dir", str(scenarios_root)]
@@ -44,14 +66,7 @@ def regenerate(scenarios_root: Path, check: bool, out: Path) -> int:
     """Run every reference script; return 0 when all succeeded (and, with
     ``--check``, nothing changed), 1 otherwise."""
     scenarios_root = scenarios_root.resolve()
-    scenarios, problems = discover(scenarios_root)
-    scripts: dict[Path, list[str]] = defaultdict(list)
-    for scenario in scenarios:
-        if not scenario.generated_by:
-            problems.append(f"{scenario.key}: scenario.json names no generated_by script")
-            continue
-        script = Path(scenario.generated_by)
-        scripts[script if script.is_absolute() else REPO_ROOT / script].append(scenario.key)
+    scripts, problems = reference_scripts(scenarios_root)
     for problem in problems:
         print(f"problem: {problem}", flush=True)
     logs = out / "reference-scripts"
@@ -96,6 +111,10 @@ def regenerate(scenarios_root: Path, check: bool, out: Path) -> int:
             if completed.returncode != 0:
                 print(f"         last lines: {' | '.join(output.strip().splitlines()[-3:])}", flush=True)
         failed = failed or completed.returncode != 0
+    # the scenario folders as the scripts left them must be usable
+    for problem in discover(scenarios_root)[1]:
+        print(f"problem: {problem}", flush=True)
+        failed = True
     print(f"references: {len(scripts)} script(s), {time.perf_counter() - started:.1f} s, "
           f"{'FAILED' if failed else 'ok'}", flush=True)
     return 1 if failed else 0

@@ -35,6 +35,14 @@ def _num(value, fmt=".3g") -> str:
     return format(value, fmt)
 
 
+def _path(text: str) -> str:
+    """A path relative to the repository root when it lies inside it."""
+    from harness import REPO_ROOT
+
+    path = Path(text)
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else text
+
+
 def _short(text: str, limit: int = 180) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -169,8 +177,11 @@ def plot_scenario(runs: list[dict], out: Path) -> dict[tuple, list[tuple[str, st
         for signal, bounds in scenario.signals.items():
             if not reference.has(signal):
                 continue
-            fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 6.5), sharex=True,
+            fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 6.5), sharex=True,
                                               gridspec_kw={"height_ratios": [3, 2]})
+            # fixed layout and legends outside the axes: "best" placement and
+            # tight_layout cost more than the drawing with long traces
+            fig.subplots_adjust(left=0.09, right=0.76, top=0.94, bottom=0.08, hspace=0.08)
             top.plot(reference.time, reference.column(signal), color="black", linewidth=3, alpha=0.35, label="reference")
             for label, table in traces:
                 if not table.has(signal):
@@ -180,7 +191,8 @@ def plot_scenario(runs: list[dict], out: Path) -> dict[tuple, list[tuple[str, st
                 if len(i_ref):
                     error = table.column(signal)[i_res] - reference.column(signal)[i_ref]
                     bottom.plot(reference.time[i_ref], error, linewidth=1, label=label)
-            largest = max((abs(v) for line in bottom.get_lines() for v in line.get_ydata() if np.isfinite(v)), default=0.0)
+            largest = max((float(np.nanmax(np.abs(line.get_ydata()))) for line in bottom.get_lines()
+                           if np.any(np.isfinite(line.get_ydata()))), default=0.0)
             if largest >= 0.05 * bounds.max_abs:
                 for sign in (1, -1):
                     bottom.axhline(sign * bounds.max_abs, color="red", linestyle="--", linewidth=1,
@@ -190,13 +202,12 @@ def plot_scenario(runs: list[dict], out: Path) -> dict[tuple, list[tuple[str, st
                             fontsize=8, color="red", verticalalignment="top")
             top.set_ylabel(f"{signal} (SI)")
             top.set_title(f"{model}/{scenario_name}: {signal}, communication step {step:g} s")
-            top.legend(fontsize=7, loc="best")
+            top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
             top.grid(True, alpha=0.3)
             bottom.set_ylabel(f"{signal} - reference")
             bottom.set_xlabel("time (s)")
             bottom.grid(True, alpha=0.3)
-            bottom.legend(fontsize=7, loc="best")
-            fig.tight_layout()
+            bottom.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
             path = folder / f"{signal}.png"
             fig.savefig(path, dpi=90)
             plt.close(fig)
@@ -229,7 +240,7 @@ def build_report(out: Path, plots: bool = True) -> Path:
     page.para(
         f"Generated {generated}. "
         + (f"Run started {summary['started_at']}, total run time {summary['wall_time']:.1f} s "
-           f"({summary.get('jobs', 1)} runs at a time), FMUs from `{summary.get('dist', '?')}`. " if summary else "")
+           f"({summary.get('jobs', 1)} runs at a time), FMUs from `{_path(summary.get('dist', '?'))}`. " if summary else "")
         + f"**Overall: {'FAILED' if failing else 'passed'}** - "
         + ", ".join(f"{counts[v]} {v.replace('_', ' ')}" for v in VERDICTS)
         + " (runs, checker calls and reference checks)."
@@ -264,7 +275,7 @@ def build_report(out: Path, plots: bool = True) -> Path:
 
     page.heading(2, "Checkers")
     page.table(["FMU", "Checker", "Verdict", "Problems", "Wall (s)"], [
-        [r["fmu"], r["checker"], VERDICT_TEXT[r["verdict"]], _short("; ".join(r["reasons"])) or "-", _num(r["wall_time"], ".2f")]
+        [_path(r["fmu"]), r["checker"], VERDICT_TEXT[r["verdict"]], _short("; ".join(r["reasons"])) or "-", _num(r["wall_time"], ".2f")]
         for r in checks
     ])
 
@@ -288,7 +299,7 @@ def build_report(out: Path, plots: bool = True) -> Path:
             continue
         opt = scenario.options
         page.para(
-            f"{scenario.spec.get('description', '')} Folder `{scenario.folder}`; {opt.start_time:g} to {opt.stop_time:g} s, "
+            f"{scenario.spec.get('description', '')} Folder `{_path(str(scenario.folder))}`; {opt.start_time:g} to {opt.stop_time:g} s, "
             f"inputs {scenario.interpolation}-interpolated, parameters {json.dumps(scenario.parameters)}."
         )
         signals = list(scenario.signals)

@@ -107,11 +107,19 @@ def plan_runs(scenarios: list[Scenario], masters: list[Master], versions: list[i
     return tasks
 
 
-def plan_checks(models: list[str], versions: list[int], dist: Path, out: Path) -> list[CheckTask]:
-    return [
-        CheckTask(model, fmi, checker, fmu_path(dist, model, fmi), out / "checkers" / f"fmi{fmi}" / model / checker.name)
-        for model in models for fmi in versions for checker in CHECKERS
-    ]
+def plan_checks(models: list[str], versions: list[int], dist: Path, out: Path, every_fmu: bool) -> list[CheckTask]:
+    """Checker calls for the models with scenarios and, with ``every_fmu``,
+    for every other ``<Model>.fmu`` in the dist folders too."""
+    tasks = []
+    for fmi in versions:
+        names = set(models)
+        if every_fmu:
+            names |= {path.stem for path in (dist / f"fmi{fmi}").glob("*.fmu")}
+        for model in sorted(names):
+            for checker in CHECKERS:
+                folder = out / "checkers" / f"fmi{fmi}" / model / checker.name
+                tasks.append(CheckTask(model, fmi, checker, fmu_path(dist, model, fmi), folder))
+    return tasks
 
 
 def execute_run(task: RunTask, timeout: float) -> dict:
@@ -217,7 +225,7 @@ def progress(done: int, total: int, record: dict, label: str) -> None:
 
 
 def run_all(scenarios: list[Scenario], masters: list[Master], versions: list[int], dist: Path, out: Path,
-            jobs: int, timeout: float, problems: list[str], checkers: bool = True) -> dict:
+            jobs: int, timeout: float, problems: list[str], checkers: bool = True, every_fmu: bool = True) -> dict:
     """Run everything; return the summary written to ``run.json``."""
     started_wall = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -225,7 +233,7 @@ def run_all(scenarios: list[Scenario], masters: list[Master], versions: list[int
     out.mkdir(parents=True, exist_ok=True)
     runs = plan_runs(scenarios, masters, versions, dist, out)
     models = sorted({s.model for s in scenarios})
-    checks = plan_checks(models, versions, dist, out) if checkers else []
+    checks = plan_checks(models, versions, dist, out, every_fmu) if checkers else []
     total = len(runs) + len(checks)
     print(f"validation: {len(scenarios)} scenario(s) of {len(models)} model(s), FMI {versions}, masters "
           f"{[m.name for m in masters]}: {len(runs)} runs + {len(checks)} checker calls, {jobs} at a time", flush=True)

@@ -39,6 +39,18 @@ def read_table(path: Path) -> Table:
     non-numeric entry ("true"/"false" read as 1/0, for Boolean columns).
     """
     with open(path, newline="") as handle:
+        header_line = handle.readline()
+    header = [name.strip().strip('"') for name in next(csv.reader([header_line]), [])]
+    if header:
+        try:  # fast path: plain numbers (numpy's C parser)
+            values = np.loadtxt(path, delimiter=",", skiprows=1, comments="#", dtype=float, ndmin=2)
+            if values.size == 0:
+                values = values.reshape(0, len(header))
+            if values.shape[1] == len(header):
+                return Table(header, values)
+        except ValueError:
+            pass  # Boolean words, ragged rows: the checking path below says what is wrong
+    with open(path, newline="") as handle:
         rows = [row for row in csv.reader(handle) if row and not row[0].startswith("#")]
     if not rows:
         raise ValueError(f"{path}: empty file")

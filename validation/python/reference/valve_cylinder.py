@@ -113,7 +113,7 @@ RADAU_RTOL = 1e-10
 CVODE_RTOL = 1e-10
 # Absolute tolerance = rtol * this scale (per state): V, V/s, m3/(s Pa^0.5),
 # Pa, Pa, Pa, m, m/s, m.
-ATOL_SCALE = np.array([1.0, 100.0, 1e-9, 1e5, 1e5, 1e5, 1e-2, 1e-3, 1e-6])
+ATOL_SCALE = np.array([1.0, 100.0, 1e-9, 1e5, 1e5, 1e5, 1e-2, 1e-2, 1e-4])
 MAX_STEP = 2e-3  # s; steps never span two sign changes of a slow switching function
 OPT_REL_TOL = 1e-6  # tolerance written to the .opt file for the masters
 OPT_STEP = 1e-3  # s, StepSize in the .opt file
@@ -125,6 +125,7 @@ AGREEMENT_FRACTION = 0.1
 # the signal's mean magnitude (far below the solver accuracy; allows for
 # last-bit differences of another BLAS/CPU).
 CHECK_LIMIT = 1e-9
+DEBUG_SLOW = False  # print pieces that need more than 20000 RHS evaluations
 
 U_REPEATABLE = (-6.0, 9.0)  # V, first and second half of each 2.5 s period
 
@@ -327,6 +328,17 @@ SWITCH_NAMES = (
 
 K_FREE, K_LOW, K_HIGH = 0, -1, 1
 
+# Hysteresis of the switching events (units of each g_i): a locked branch is
+# left when g_i has crossed zero by more than this. Without it, v = 0 at a
+# standstill (a zero of |v| that the state sits on, with solver noise of
+# ~1e-14 m/s around it) would fire an endless chain of events at one instant.
+# Using the other branch inside the band changes z' by at most 2 * 1e-11 m/s
+# (|v| z/g with |z/g| <= 1) and the pressure/position terms by far less than
+# the solver tolerance; see valve_cylinder_NOTES.md.
+HYSTERESIS = (
+    [1e-12, 1e-12, 1e-6, 1e-11, 1e-15, 1e-6, 1e-15, 1e-6, 1e-6, 1e-6, 1e-6] + [1e-6] * 10
+)
+
 
 class Par:
     """Parameters as attributes (fast access in the RHS)."""
@@ -340,21 +352,24 @@ class Par:
         self.par = dict(par)
 
 
-def switch_values(y, p: Par) -> list[float]:
-    """The 21 switching functions g_i(y) (see SW_*)."""
-    us, _, _, p1, p2, pv, x, v, _ = y
+def switch_values(y, p: Par, anchor: float = 0.0) -> list[float]:
+    """The 21 switching functions g_i(y) (see SW_*). y[I_X] holds x - anchor
+    (see locked_model)."""
+    us, _, _, p1, p2, pv, xs, v, _ = y
+    pen_hi = (anchor - p.Sc) + xs  # x - Sc
+    pen_lo = -anchor - xs  # -x
     dps = (p.ps - pv, pv - p1, p1 - p.pt, p2 - p.pt, pv - p2)
-    g = [us - p.Ud, us + p.Ud, p1 - p2, v, x - p.Sc, p.k_s * (x - p.Sc) + p.c_s * v,
-         -x, -p.k_s * x - p.c_s * v, p1, p2, pv]
+    g = [us - p.Ud, us + p.Ud, p1 - p2, v, pen_hi, p.k_s * pen_hi + p.c_s * v,
+         pen_lo, p.k_s * pen_lo - p.c_s * v, p1, p2, pv]
     for dp in dps:
         g.append(dp - p.p_tr)
         g.append(dp + p.p_tr)
     return g
 
 
-def natural_locks(y, p: Par) -> list[int]:
+def natural_locks(y, p: Par, anchor: float = 0.0) -> list[int]:
     """Branch signs (+1/-1) that the state itself selects (0 counts as +1)."""
-    return [1 if g >= 0.0 else -1 for g in switch_values(y, p)]
+    return [1 if g >= 0.0 else -1 for g in switch_values(y, p, anchor)]
 
 
 def _orifice(dp: float, lk_hi: int, lk_lo: int, p: Par) -> tuple[float, float]:
@@ -377,13 +392,21 @@ def _bulk(pr: float, lk: int, p: Par) -> tuple[float, float]:
     return p.bscale * math.log(p.a3), 0.0
 
 
-def locked_model(y, u: float, lk, kmode: int, p: Par, want_jac: bool = False):
+def locked_model(y, u: float, lk, kmode: int, p: Par, want_jac: bool = False, anchor: float = 0.0):
     """(V1)-(V6) on the locked branches `lk` and K mode `kmode`.
+
+    y[I_X] holds x - anchor (anchor = Sc or 0 while the piston is near that
+    stop): the penetration x - Sc then carries no rounding error of a 1 m
+    position, which the 1e8 N/m stop spring would turn into force noise that
+    stalls Newton at tight tolerances. The equations are unchanged.
 
     Returns (dy, jac, extras) with jac the analytic 9x9 Jacobian (or None)
     and extras a dict of intermediate values (flows, friction, r).
     """
-    us, dus, k, p1, p2, pv, x, v, z = y
+    us, dus, k, p1, p2, pv, xs, v, z = y
+    x = anchor + xs
+    pen_hi = (anchor - p.Sc) + xs  # x - Sc
+    pen_lo = -anchor - xs  # -x
     wn = p.wn
     # (V1) spool
     d_us = dus
@@ -448,9 +471,9 @@ def locked_model(y, u: float, lk, kmode: int, p: Par, want_jac: bool = False):
     lo = lk[SW_X_LO] > 0 and lk[SW_F_LO] > 0
     f_stop = 0.0
     if hi:
-        f_stop -= p.k_s * (x - p.Sc) + p.c_s * v
+        f_stop -= p.k_s * pen_hi + p.c_s * v
     if lo:
-        f_stop += -p.k_s * x - p.c_s * v
+        f_stop += p.k_s * pen_lo - p.c_s * v
     d_v = (p1 * p.A1 - p2 * p.A2 - f_mu + f_stop) / p.m
     dy = [d_us, d_dus, d_k, d_p1, d_p2, d_pv, v, d_v, d_z]
     extras = {"Qv": qv, "Q1": q1, "Q2": q2, "Q3": q3, "F_mu": f_mu, "F_stop": f_stop, "r": r, "s": s}
@@ -516,11 +539,12 @@ def clamp_events(y, kmode: int, p: Par) -> tuple[float, float]:
     return (-r, 1.0) if kmode == K_LOW else (1.0, r)
 
 
-def event_values(y, lk, kmode: int, p: Par) -> list[float]:
-    """All 23 event functions: lock-signed switching functions, then the K
-    clamp events. Each is >= 0 while the locked branch is valid."""
-    g = switch_values(y, p)
-    h = [s * gi for s, gi in zip(lk, g)]
+def event_values(y, lk, kmode: int, p: Par, anchor: float = 0.0) -> list[float]:
+    """All 23 event functions: lock-signed switching functions (plus their
+    hysteresis), then the K clamp events. An event fires when one goes from
+    + to -."""
+    g = switch_values(y, p, anchor)
+    h = [s * gi + e for s, gi, e in zip(lk, g, HYSTERESIS)]
     h.extend(clamp_events(y, kmode, p))
     return h
 
@@ -622,8 +646,8 @@ def initial_locks(y0, u0: float, p: Par) -> tuple[list[int], int]:
 class _EventCache:
     """Evaluates all 23 event functions once per (t, y) for SciPy's scalar events."""
 
-    def __init__(self, lk, kmode, p):
-        self.lk, self.kmode, self.p = lk, kmode, p
+    def __init__(self, lk, kmode, p, anchor):
+        self.lk, self.kmode, self.p, self.anchor = lk, kmode, p, anchor
         self.key = None
         self.val = None
 
@@ -631,14 +655,14 @@ class _EventCache:
         key = (t, y.tobytes())
         if key != self.key:
             self.key = key
-            self.val = event_values(y.tolist(), self.lk, self.kmode, self.p)
+            self.val = event_values(y.tolist(), self.lk, self.kmode, self.p, self.anchor)
         return self.val
 
 
-def _radau_piece(t0, y0, t1, u, lk, kmode, p, t_eval, rtol, atol):
+def _radau_piece(t0, y0, t1, u, lk, kmode, p, anchor, t_eval, rtol, atol):
     """One smooth piece with SciPy solve_ivp(Radau). Returns
     (t_end, y_end, fired event indices, t_eval values, y at t_eval, nfev, njev, nlu)."""
-    cache = _EventCache(lk, kmode, p)
+    cache = _EventCache(lk, kmode, p, anchor)
     events = []
     for i in range(N_EVENTS):
         ev = (lambda i: lambda t, y: cache(t, y)[i])(i)
@@ -647,10 +671,10 @@ def _radau_piece(t0, y0, t1, u, lk, kmode, p, t_eval, rtol, atol):
         events.append(ev)
 
     def fun(t, y):
-        return locked_model(y.tolist(), u, lk, kmode, p)[0]
+        return locked_model(y.tolist(), u, lk, kmode, p, False, anchor)[0]
 
     def jac(t, y):
-        return locked_model(y.tolist(), u, lk, kmode, p, want_jac=True)[1]
+        return locked_model(y.tolist(), u, lk, kmode, p, True, anchor)[1]
 
     extra = len(t_eval) == 0 or t_eval[-1] != t1
     t_req = np.append(t_eval, t1) if extra else t_eval
@@ -676,18 +700,18 @@ def _radau_piece(t0, y0, t1, u, lk, kmode, p, t_eval, rtol, atol):
     return t_end, y_end, fired, ts, ys, sol.nfev, sol.njev, sol.nlu
 
 
-def _cvode_piece(t0, y0, t1, u, lk, kmode, p, t_eval, rtol, atol):
+def _cvode_piece(t0, y0, t1, u, lk, kmode, p, anchor, t_eval, rtol, atol):
     """One smooth piece with SUNDIALS CVODE (BDF) and its own root finding."""
     from sksundae.cvode import CVODE
 
     def rhs(t, y, yp):
-        yp[:] = locked_model(y.tolist(), u, lk, kmode, p)[0]
+        yp[:] = locked_model(y.tolist(), u, lk, kmode, p, False, anchor)[0]
 
     def jacfn(t, y, yp, jj):
-        jj[:, :] = locked_model(y.tolist(), u, lk, kmode, p, want_jac=True)[1]
+        jj[:, :] = locked_model(y.tolist(), u, lk, kmode, p, True, anchor)[1]
 
     def evfn(t, y, ev):
-        ev[:] = event_values(y.tolist(), lk, kmode, p)
+        ev[:] = event_values(y.tolist(), lk, kmode, p, anchor)
 
     evfn.terminal = [True] * N_EVENTS
     evfn.direction = [-1] * N_EVENTS
@@ -723,6 +747,7 @@ def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progr
     piece = _radau_piece if backend == "radau" else _cvode_piece
     y = initial_state(par)
     lk, kmode = initial_locks(y, segs[0][2], p)
+    anchor = 0.0  # y[I_X] holds x - anchor
     ys = np.full((len(t_out), 9), np.nan)
     counts = {n: 0 for n in SWITCH_NAMES}
     pieces = []
@@ -740,13 +765,23 @@ def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progr
             t_eval = t_out[lo:hi]
             if len(t_eval) and t_eval[0] < t:
                 raise RuntimeError("output point before piece start")
-            t_end, y_end, fired, te_vals, ye_vals, a, b, c = piece(t, y, t_b, u, lk, kmode, p, t_eval, rtol, atol)
+            new_anchor = p.Sc if anchor + y[I_X] > 0.5 * p.Sc else 0.0
+            if new_anchor != anchor:
+                y[I_X] = (anchor + y[I_X]) - new_anchor
+                anchor = new_anchor
+            t_end, y_end, fired, te_vals, ye_vals, a, b, c = piece(
+                t, y, t_b, u, lk, kmode, p, anchor, t_eval, rtol, atol)
             nfev, njev, nlu = nfev + a, njev + b, nlu + c
+            if DEBUG_SLOW and a > 20000:
+                print(f"    slow piece {t:.6f} -> {t_end:.6f}: nfev {a}, nlu {c}, fired "
+                      f"{[SWITCH_NAMES[i] for i in fired]}, kmode {kmode}, anchor {anchor}\n      y0 {list(y)}\n"
+                      f"      locks {lk}", flush=True)
             n_new = len(te_vals)
             if n_new:
                 if np.any(te_vals != t_out[filled:filled + n_new]):
                     raise RuntimeError("solver returned unexpected output times")
                 ys[filled:filled + n_new] = ye_vals
+                ys[filled:filled + n_new, I_X] += anchor
                 filled += n_new
             pieces.append((t, t_end, tuple(lk), kmode))
             if not fired:
@@ -767,9 +802,9 @@ def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progr
                     kmode = K_FREE
             # consistency: a switching function on the wrong side of its lock
             # (a simultaneous crossing within root tolerance) gets its lock flipped.
-            g = switch_values(y.tolist(), p)
+            g = switch_values(y.tolist(), p, anchor)
             for i in range(N_SWITCH):
-                if i not in fired and lk[i] * g[i] < 0.0:
+                if i not in fired and lk[i] * g[i] < -HYSTERESIS[i]:
                     lk[i] = -lk[i]
                     fixups += 1
             t = t_end
@@ -821,3 +856,134 @@ def euler(name: str, par: dict, h: float, t_out=None) -> tuple[np.ndarray, bool]
                 finite = False
                 break
     return ys, finite
+
+
+def natural_cvode(name: str, par: dict, rtol: float, t_out=None) -> np.ndarray:
+    """CVODE BDF on the natural right-hand side (branches by the current
+    state, no locking, no events; K' = 0 on a clamp by the anti-windup rule,
+    K clipped at each input switch), restarted only at the input switches: how
+    a general-purpose solver without event location sees the card's model.
+    States on the output grid."""
+    from sksundae.cvode import CVODE
+
+    if t_out is None:
+        t_out = output_times(name)
+    y = initial_state(par)
+    ys = np.full((len(t_out), 9), np.nan)
+    ys[0] = y
+    filled = 1
+    for t_a, t_b, u in input_segments(name):
+        def rhs(t, yy, yp, u=u):
+            yp[:] = natural_rhs(yy, u, par)
+
+        pts = t_out[(t_out > t_a) & (t_out <= t_b)]
+        tspan = np.concatenate([[t_a], pts, [] if len(pts) and pts[-1] == t_b else [t_b]])
+        solver = CVODE(rhs, method="BDF", rtol=rtol, atol=rtol * ATOL_SCALE, max_num_steps=10_000_000)
+        sol = solver.solve(tspan, y)
+        if not sol.success:
+            raise RuntimeError(f"natural CVODE failed: {sol.message}")
+        out = np.asarray(sol.y)[1:1 + len(pts)]
+        ys[filled:filled + len(pts)] = out
+        filled += len(pts)
+        y = np.asarray(sol.y)[-1].copy()
+        y[I_K] = min(max(y[I_K], 0.0), par["Kmax"])
+    return ys
+
+
+# --------------------------------------------------------------------------
+# Analysis of a trace: card numbers, margin, eigenvalues
+# --------------------------------------------------------------------------
+
+
+def stop_times(trace: HybridTrace) -> tuple[float, float]:
+    """Total time (s) with the upper / lower end-stop force active, from the
+    located events (exact, not the output grid)."""
+    hi = lo = 0.0
+    for t_a, t_b, lk, _ in trace.pieces:
+        if lk[SW_X_HI] > 0 and lk[SW_F_HI] > 0:
+            hi += t_b - t_a
+        if lk[SW_X_LO] > 0 and lk[SW_F_LO] > 0:
+            lo += t_b - t_a
+    return hi, lo
+
+
+def normal_flow_mask(trace: HybridTrace, par: dict) -> np.ndarray:
+    """Grid points where the piston moves freely under an open valve: |s| > 0,
+    |v| > 1 mm/s, off both stops, K strictly inside (0, Kmax)."""
+    y = trace.y
+    s = np.array([valve_opening(a, par["Ud"]) for a in y[:, I_US]])
+    return (
+        (np.abs(s) > 0.0)
+        & (np.abs(y[:, I_V]) > 1e-3)
+        & (y[:, I_X] < par["Sc"])
+        & (y[:, I_X] > 0.0)
+        & (y[:, I_K] > 0.0)
+        & (y[:, I_K] < par["Kmax"])
+    )
+
+
+def jacobian_at(y, par: dict, p: Par | None = None) -> np.ndarray:
+    """Analytic Jacobian at a state, on the branches the state selects (K
+    held if it sits on a clamp and the unclamped rate pushes outwards)."""
+    p = p or Par(par)
+    y = [float(a) for a in y]
+    r = compensator_rate_unclamped(y[I_K], y[I_P1], y[I_P2], y[I_PV], par)
+    kmode = K_FREE
+    if y[I_K] <= 0.0 and r < 0.0:
+        kmode = K_LOW
+    elif y[I_K] >= par["Kmax"] and r > 0.0:
+        kmode = K_HIGH
+    return locked_model(y, 0.0, natural_locks(y, p), kmode, p, want_jac=True)[1]
+
+
+def pv_k_eigenvalues(jac: np.ndarray) -> np.ndarray:
+    """Eigenvalues of the pv/K block of the Jacobian (the compensator loop)."""
+    block = jac[np.ix_([I_PV, I_K], [I_PV, I_K])]
+    return np.linalg.eigvals(block)
+
+
+def analyse(name: str, par: dict, trace: HybridTrace) -> dict:
+    """Measured figures of a reference trace (SI units unless named)."""
+    o = trace.out(par)
+    p = Par(par)
+    res = {}
+    for k in ("x", "v", "p1", "p2", "pv", "F_mu"):
+        res[f"{k}_min"] = float(o[k].min())
+        res[f"{k}_max"] = float(o[k].max())
+    res["x_end"] = float(o["x"][-1])
+    res["t_stop_hi"], res["t_stop_lo"] = stop_times(trace)
+    res["t_x_above_Sc_grid"] = float(np.mean(o["x"] > par["Sc"]) * SCENARIOS[name]["stop"])
+    moving = normal_flow_mask(trace, par)
+    margin = (o["pv"] - np.maximum(o["p1"], o["p2"]))[moving]
+    res["moving_fraction"] = float(np.mean(moving))
+    if len(margin):
+        res["margin_median_bar"] = float(np.median(margin) / 1e5)
+        res["margin_p05_bar"], res["margin_p95_bar"] = (float(a) / 1e5 for a in np.percentile(margin, [5, 95]))
+        res["margin_within_0.005bar"] = float(np.mean(np.abs(margin - 1e6) <= 500.0))
+    # eigenvalues along the trace
+    eig_block = []
+    rho_full = []
+    for y in trace.y:
+        jac = jacobian_at(y, par, p)
+        eig_block.append(pv_k_eigenvalues(jac))
+        rho_full.append(np.max(np.abs(np.linalg.eigvals(jac))))
+    eig_block = np.array(eig_block)
+    mag = np.max(np.abs(eig_block), axis=1)
+    rho_full = np.array(rho_full)
+    res["pvK_max_abs"] = float(mag.max())
+    res["pvK_max_abs_t"] = float(trace.t[np.argmax(mag)])
+    res["full_rho_max"] = float(rho_full.max())
+    res["full_rho_max_t"] = float(trace.t[np.argmax(rho_full)])
+    if moving.any():
+        ev = eig_block[moving]
+        upper = np.where(ev.imag[:, 0] >= 0, ev[:, 0], ev[:, 1])  # the +imag member
+        res["pvK_normal_re_median"] = float(np.median(upper.real))
+        res["pvK_normal_im_median"] = float(np.median(np.abs(upper.imag)))
+        res["pvK_normal_re_p05_p95"] = [float(a) for a in np.percentile(upper.real, [5, 95])]
+        res["pvK_normal_im_p05_p95"] = [float(a) for a in np.percentile(np.abs(upper.imag), [5, 95])]
+        res["pvK_normal_complex_fraction"] = float(np.mean(np.abs(upper.imag) > 0))
+        res["full_rho_normal_median"] = float(np.median(rho_full[moving]))
+    # state at the largest pv/K magnitude
+    i = int(np.argmax(mag))
+    res["pvK_max_state"] = {k: float(trace.y[i, STATES.index(k)]) for k in ("K", "pv", "p1", "p2", "x", "v", "Us")}
+    return res

@@ -27,6 +27,9 @@ def simulate(job: Job) -> list:
     except OSError as err:  # libecosc.so could not be loaded (libtbb12 missing?)
         raise RunFailed(f"ecospy cannot load its library: {err} (is the system package libtbb12 installed?)") from None
     print(f"ecos {EcosLib.version()}", flush=True)
+    # ecos passes the FMU's log messages (e.g. a refused instantiation) on at
+    # debug level only; keep them in the runner's log
+    EcosLib.set_log_level("debug")
 
     structure = EcosSimulationStructure()
     try:
