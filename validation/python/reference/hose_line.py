@@ -1074,3 +1074,344 @@ def confirm_by_time_simulation(variant: str, f: float, amplitude: float, expecte
     checks.add(f"[{variant}] HoseH n = 1 at {f:.4f} Hz: Radau time run (1 s, amplitude of p1 over 0.9..1 s) "
                "vs shooting", abs(db - expected_db) < 0.01,
                f"{db:.4f} dB vs {expected_db:.4f} dB ({time.perf_counter() - t0:.1f} s)")
+
+
+# --------------------------------------------------------------------------
+# Scenarios
+# --------------------------------------------------------------------------
+
+IMPULSE_START = 0.01  # s; then rise, hold and fall of 0.01 s each
+
+SCENARIOS = {
+    "HoseH/step_n1": {
+        "form": "H", "n": 1, "variant": "default", "kind": "step", "input": "p2", "height": 1e6,
+        "description": "HoseH, n = 1: Q1 = 5e-4 m3/s constant, p2 steps from 1e7 to 1.1e7 Pa at t = 0.01 s; "
+                       "start at the steady state of Q1 = 5e-4 m3/s, p2 = 1e7 Pa.",
+    },
+    "HoseH/step_n7": {
+        "form": "H", "n": 7, "variant": "default", "kind": "step", "input": "p2", "height": 1e6,
+        "description": "HoseH, n = 7 chained segments: Q1 = 5e-4 m3/s constant, p2 steps from 1e7 to 1.1e7 Pa at "
+                       "t = 0.01 s; start at the steady state of Q1 = 5e-4 m3/s, p2 = 1e7 Pa.",
+    },
+    "HoseH/step_n1_as_stated": {
+        "form": "H", "n": 1, "variant": "as_stated", "kind": "step", "input": "p2", "height": 1e6,
+        "description": "HoseH, n = 1, x_ref = 4e-4 m as the paper states it: Q1 = 5e-4 m3/s constant, p2 steps "
+                       "from 1e7 to 1.1e7 Pa at t = 0.01 s; start at the steady state.",
+    },
+    "HoseG/step_n1": {
+        "form": "G", "n": 1, "variant": "default", "kind": "step", "input": "p1", "height": 1e6,
+        "description": "HoseG, n = 1: Q2 = 5e-4 m3/s constant, p1 steps by +1e6 Pa at t = 0.01 s from the value "
+                       "that makes the steady outlet pressure p2 = 1e7 Pa; start at that steady state.",
+    },
+    "HoseY/impulse_n1": {
+        "form": "Y", "n": 1, "variant": "default", "kind": "impulse", "input": "p2", "height": 1e5,
+        "description": "HoseY, n = 1: p1 constant (the value that gives a steady flow of 5e-4 m3/s at p2 = 1e7 Pa), "
+                       "impulse of p2 of height 1e5 Pa: rise 0.01..0.02 s, hold to 0.03 s, fall to 0.04 s "
+                       "(the paper's section 8); start at the steady state.",
+    },
+    "HoseZ/impulse_n1": {
+        "form": "Z", "n": 1, "variant": "default", "kind": "impulse", "input": "Q1", "height": 3e-6,
+        "description": "HoseZ, n = 1: Q2 = 5e-4 m3/s constant, impulse of Q1 from 5e-4 m3/s of height 3e-6 m3/s: "
+                       "rise 0.01..0.02 s, hold to 0.03 s, fall to 0.04 s (the paper's section 8); start at the "
+                       "steady state with Q1 = Q2 = 5e-4 m3/s and the pressure level p2 = 1e7 Pa.",
+    },
+}
+
+
+def scenario_model(spec: dict) -> Hose:
+    return Hose(spec["form"], variant_parameters(spec["variant"], spec["n"]))
+
+
+def scenario_parameters(spec: dict) -> dict:
+    """The FMU parameters a master must set (everything else: card defaults)."""
+    par = {"n": spec["n"], "b": 0.0}
+    if spec["variant"] == "as_stated":
+        par["x_ref"] = X_REF_AS_STATED
+    return par
+
+
+def scenario_inputs(spec: dict, model: Hose, u0: np.ndarray) -> InputTable:
+    k = model.inputs.index(spec["input"])
+    base = u0.copy()
+    high = u0.copy()
+    high[k] += spec["height"]
+    if spec["kind"] == "step":
+        t1 = IMPULSE_START
+        rows = [(START_TIME, *base), (t1, *base), (t1, *high), (STOP_TIME, *high)]
+        return InputTable(model.inputs, rows, "step")
+    t1 = IMPULSE_START
+    rows = [(START_TIME, *base), (t1, *base), (t1 + 0.01, *high), (t1 + 0.02, *high), (t1 + 0.03, *base),
+            (STOP_TIME, *base)]
+    return InputTable(model.inputs, rows, "linear")
+
+
+def fmt(v: float) -> str:
+    return repr(float(v))
+
+
+def csv_text(header, columns) -> str:
+    lines = [",".join(header)]
+    for row in zip(*columns):
+        lines.append(",".join(fmt(v) for v in row))
+    return "\n".join(lines) + "\n"
+
+
+def opt_text() -> str:
+    return (f"StartTime, {fmt(START_TIME)}\nStopTime, {fmt(STOP_TIME)}\nStepSize, {fmt(STEP_SIZE)}\n"
+            f"RelTol, {OPT_REL_TOL!r}\n")
+
+
+def round_sig(x: float, digits: int = 2) -> float:
+    if x == 0 or not math.isfinite(x):
+        return x
+    return float(f"{x:.{digits - 1}e}")
+
+
+def signal_metrics(result: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
+    """The harness figures: relative RMS (%, over mean |reference|) and max |diff|."""
+    diff = result - reference
+    rel = 100.0 * float(np.sqrt(np.mean(diff**2))) / float(np.mean(np.abs(reference)))
+    return rel, float(np.max(np.abs(diff)))
+
+
+def bounds(reference: np.ndarray, offset: float) -> dict:
+    """Bounds of one output. The target: RMS error <= 0.1 % of the mean |deviation
+    from the operating point|; written as the harness's relative RMS (over
+    mean |signal|) with the offset stated, so that a harness that subtracts
+    it gets 0.1 %. max_abs: 0.5 % of the reference's range."""
+    dev = float(np.mean(np.abs(reference - offset)))
+    allowed_rms = DEVIATION_REL_RMS_PERCENT / 100.0 * dev
+    rel = round_sig(100.0 * allowed_rms / float(np.mean(np.abs(reference))))
+    span = float(np.max(reference) - np.min(reference))
+    return {
+        "rel_rms_percent": rel,
+        "max_abs": round_sig(MAX_ABS_FRACTION_OF_RANGE * span),
+        "offset": float(offset),
+        "deviation_rel_rms_percent": DEVIATION_REL_RMS_PERCENT,
+        "mean_abs_deviation": round_sig(dev, 4),
+    }
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    spec: dict
+    model: Hose
+    table: InputTable
+    y0: np.ndarray
+    u0: np.ndarray
+    radau: Trace
+    cvode: Trace
+    signals: dict
+    analytic: list
+    trace_checks: list
+    agreement: dict
+
+
+def scenario_json(res: ScenarioResult) -> str:
+    model_name = "Hose" + res.spec["form"]
+    doc = {
+        "model": model_name,
+        "scenario": res.name.split("/")[1],
+        "description": res.spec["description"],
+        "model_card": "shared/models/hose-line.md",
+        "generated_by": "validation/python/reference/hose_line.py",
+        "parameters": scenario_parameters(res.spec),
+        "inputs": f"{model_name}_in.csv",
+        "reference": f"{model_name}_ref.csv",
+        "options": f"{model_name}_ref.opt",
+        "crosscheck": f"{model_name}_cvode.csv",
+        "interpolation": res.table.interpolation,
+        "step_sizes": [STEP_SIZE],
+        "signals": res.signals,
+        "analytic": res.analytic,
+        "initial_state": {
+            "rule": "steady state of the card's equations (kr included) for the inputs at t = 0"
+                    + ("; HoseZ: with Q1 = Q2 every pressure level is steady, the level is p2(0) = 1e7 Pa"
+                       if res.spec["form"] == "Z" else ""),
+            "states": dict(zip(res.model.state_names(), (float(v) for v in res.y0))),
+        },
+        "trace_checks": res.trace_checks,
+        "solver_agreement": res.agreement,
+        "note": (
+            "Bounds: SI units (Pa, m3/s). The target is an RMS error of 0.1 % of the mean |deviation of the "
+            "signal from its operating-point value| (offset); rel_rms_percent is that allowance divided by the "
+            "mean |signal| (the harness's definition), so a harness that subtracts offset before dividing gets "
+            "deviation_rel_rms_percent = 0.1. max_abs: 0.5 % of the reference's range. The wall hysteresis is "
+            "not in the reference: the scenario sets b = 0 (x = x_el exactly). Inputs are held constant over "
+            "each communication step of 1e-4 s (the masters' rule); the reference integrates exactly that "
+            "piecewise-constant input, so it is valid for the step size 1e-4 s only. Reference: SciPy Radau "
+            "rtol 1e-10; crosscheck: SUNDIALS CVODE BDF rtol 1e-10."
+        ),
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def scenario_files(res: ScenarioResult) -> dict[str, str]:
+    model_name = "Hose" + res.spec["form"]
+    rows = res.table.rows
+    inputs = csv_text(["time", *res.model.inputs], [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
+    header = ["time", *res.model.outputs]
+
+    def trace_csv(tr: Trace) -> str:
+        return csv_text(header, [tr.t] + [tr.y[:, res.model.output_index(s)] for s in res.model.outputs])
+
+    return {
+        f"{model_name}_in.csv": inputs,
+        f"{model_name}_ref.csv": trace_csv(res.radau),
+        f"{model_name}_cvode.csv": trace_csv(res.cvode),
+        f"{model_name}_ref.opt": opt_text(),
+        "scenario.json": scenario_json(res),
+    }
+
+
+def run_scenario(name: str, checks: Checks, log=print) -> ScenarioResult:
+    spec = SCENARIOS[name]
+    model = scenario_model(spec)
+    y0, u0 = model.steady_state()
+    table = scenario_inputs(spec, model, u0)
+    t_out = output_times()
+    pieces = held_pieces(table, t_out)
+    log(f"  states {model.state_names()}; kL = kC = {model.k_lc:.6f}, kr = {model.k_r:.3f}; "
+        f"inputs at t = 0: {dict(zip(model.inputs, u0))}; {len(pieces)} constant-input pieces")
+    checks.add(f"{name}: steady state is an equilibrium",
+               float(np.max(np.abs(model.rhs(y0, u0)) / np.abs(model.rhs(y0 * (1 + 1e-9), u0) + 1e-300))) < 1e-3
+               or float(np.max(np.abs(model.rhs(y0, u0)))) < 1e-6,
+               f"max |dy/dt| = {float(np.max(np.abs(model.rhs(y0, u0)))):.2e}")
+
+    t0 = time.perf_counter()
+    radau = solve_radau(model, pieces, y0, t_out)
+    log(f"  Radau rtol {RADAU_RTOL:g}: {time.perf_counter() - t0:.1f} s, {radau.stats}")
+    t0 = time.perf_counter()
+    cvode = solve_cvode(model, pieces, y0, t_out)
+    log(f"  CVODE BDF rtol {CVODE_RTOL:g}: {time.perf_counter() - t0:.1f} s, {cvode.stats}")
+
+    signals, agreement = {}, {}
+    for sig in model.outputs:
+        i = model.output_index(sig)
+        ref = radau.y[:, i]
+        signals[sig] = bounds(ref, y0[i])
+        rel, mx = signal_metrics(cvode.y[:, i], ref)
+        lim_rel = CROSSCHECK_FRACTION * signals[sig]["rel_rms_percent"]
+        lim_abs = CROSSCHECK_FRACTION * signals[sig]["max_abs"]
+        dev_rel = 100 * float(np.sqrt(np.mean((cvode.y[:, i] - ref) ** 2))) / signals[sig]["mean_abs_deviation"]
+        agreement[sig] = {"rel_rms_percent": round_sig(rel, 3), "max_abs": round_sig(mx, 3),
+                          "deviation_rel_rms_percent": round_sig(dev_rel, 3)}
+        checks.add(f"{name}: CVODE vs Radau {sig}", rel <= lim_rel and mx <= lim_abs,
+                   f"rel RMS {rel:.2e} % (limit {lim_rel:.2g} %), max |diff| {mx:.3g} (limit {lim_abs:.3g}); "
+                   f"of the deviation: {dev_rel:.2e} %", trace=True)
+
+    # analytic: the steady state holds until the disturbance starts
+    analytic = []
+    k = int(round(0.005 * STEPS_PER_SECOND))
+    drop = abs(float(np.max(y0[model.pressure_mask()]) - np.min(y0[model.pressure_mask()]))) if model.form != "Y" \
+        else abs(float(u0[0] - u0[1]))
+    for sig in model.outputs:
+        i = model.output_index(sig)
+        entry = {"signal": sig, "time": 0.005, "value": float(y0[i])}
+        if sig.startswith("p"):
+            entry["abs_tol"] = round_sig(1e-4 * drop)
+            entry["note"] = ("steady state of the operating point (card: initial state, kr included); abs_tol "
+                             "1e-4 of the steady pressure drop along the hose")
+        else:
+            entry["rel_tol"] = 1e-6
+            entry["note"] = "steady flow of the operating point"
+        analytic.append(entry)
+        got = radau.y[k, i]
+        tol = entry.get("abs_tol", (entry.get("rel_tol") or 0) * abs(entry["value"]))
+        checks.add(f"{name}: reference holds the steady {sig} until t = 0.005 s", abs(got - entry["value"]) <= tol,
+                   f"|{got!r} - {entry['value']!r}| = {abs(got - entry['value']):.2e} (tol {tol:.2g})", trace=True)
+
+    trace_checks = []
+    if model.form == "Z":
+        trace_checks.append(z_volume_check(name, model, y0, u0, table, radau, checks))
+    if model.form == "H" and spec["n"] == 1:
+        # frequency of the p1 oscillation after the step, on this trace
+        y1, u1 = model.steady_state(p_level=P_OP + spec["height"])
+        mask = radau.t >= IMPULSE_START
+        ev = np.linalg.eigvals(model.jac(y1, u1))
+        ev = ev[ev.imag > 0][0]
+        f_fit, _ = fit_damped_mode(radau.t[mask] - IMPULSE_START, radau.y[mask, 0], ev.imag / (2 * math.pi), -ev.real)
+        key = "step_p1_hz_n1"
+        trace_checks.append({
+            "signal": "p1", "quantity": "frequency of the damped p1 oscillation after the step (Hz)",
+            "method": "least-squares fit c + A exp(-s t) sin(2 pi f t + phi) over 0.01..0.2 s",
+            "value": round(f_fit, 4), "card": float(CARD_NUMBERS[spec["variant"]][key]), "rel_tol": 1e-3,
+        })
+        checks.info(f"{name}: p1 oscillation after the step", f"{f_fit:.4f} Hz (fit on the 1e-4 s grid)")
+
+    if table.interpolation == "linear":
+        compare_continuous_input(name, model, table, y0, radau, signals, checks, log)
+    check_achievable(name, model, pieces, y0, t_out, radau, signals, checks, log)
+    return ScenarioResult(name, spec, model, table, y0, u0, radau, cvode, signals, analytic, trace_checks, agreement)
+
+
+def z_volume_check(name, model: Hose, y0, u0, table: InputTable, radau: Trace, checks: Checks) -> dict:
+    """HoseZ n = 1: summing the two node equations, kC C(p_m) dp_m/dt = Q1 - Q2
+    with p_m = (p1 + p2)/2, so after the impulse p_m is fixed by the volume
+    pushed in: integral of kC C(p) dp from p_m(0) to p_m = integral of
+    (Q1 - Q2) dt (the held input integrates to exactly 0.02 s * 3e-6 m3/s)."""
+    from scipy.integrate import quad
+    from scipy.optimize import brentq
+
+    t_grid = output_times()
+    held = np.array([table.value(t) for t in t_grid[:-1]])
+    volume = float(np.sum((held[:, 0] - held[:, 1]) * STEP_SIZE))
+
+    def stored(p):
+        return quad(lambda q: model.k_lc * float(model.props(q).C), 0.5 * (y0[0] + y0[-1]), p,
+                    epsabs=0, epsrel=1e-13)[0]
+
+    pm0 = 0.5 * (y0[0] + y0[-1])
+    pm_end = brentq(lambda p: stored(p) - volume, pm0, pm0 + 1e7, xtol=1e-9, rtol=1e-15)
+    after = radau.t >= 0.04
+    pm_trace = 0.5 * (radau.y[after, 0] + radau.y[after, -1])
+    err = float(np.max(np.abs(pm_trace - pm_end)))
+    checks.add(f"{name}: (p1 + p2)/2 after the impulse equals the volume-balance level", err < 1e-2,
+               f"level {pm_end:.6f} Pa (rise {pm_end - pm0:.3f} Pa for {volume:.4e} m3), max |diff| over "
+               f"0.04..0.2 s {err:.2e} Pa", trace=True)
+    return {"signal": "(p1 + p2)/2", "quantity": "mean pressure for t >= 0.04 s (Pa): exact, from the volume balance",
+            "value": pm_end, "abs_tol": 1.0,
+            "note": "kC C(p_m) dp_m/dt = Q1 - Q2 for n = 1; the held Q1 impulse adds 6e-8 m3"}
+
+
+def compare_continuous_input(name, model, table, y0, radau, signals, checks, log) -> None:
+    """How far the reference would move if the input ramps were continuous
+    instead of held over each 1e-4 s step (why the reference uses the held input)."""
+    corners = sorted({r[0] for r in table.rows})
+    t_out = output_times()
+    rows, y = [], np.array(y0)
+    for a, b in zip(corners[:-1], corners[1:]):
+        inside = t_out[(t_out >= a) & (t_out < b)]
+        t, ys = integrate_cvode(model, y, table.exact, [a, b], t_eval=np.unique(np.concatenate([[a], inside, [b]])))
+        rows.append(ys[np.isin(t, inside)])
+        y = ys[-1]
+    rows.append(y[None, :])
+    cont = np.vstack(rows)
+    for sig in model.outputs:
+        i = model.output_index(sig)
+        rel, mx = signal_metrics(cont[:, i], radau.y[:, i])
+        b = signals[sig]
+        checks.info(f"{name}: continuous ramps instead of held inputs, {sig}",
+                    f"rel RMS {rel:.3g} % ({rel / b['rel_rms_percent']:.2f} x bound), max |diff| {mx:.3g} "
+                    f"({mx / b['max_abs']:.2f} x bound)")
+
+
+def check_achievable(name, model, pieces, y0, t_out, radau, signals, checks, log) -> None:
+    """Are the bounds reachable by an adaptive implicit method at the .opt
+    tolerance? CVODE BDF at rtol 1e-6 (atol scaled alike) against the reference."""
+    t0 = time.perf_counter()
+    saved = model.atol
+    model.atol = saved * (OPT_REL_TOL / CVODE_RTOL)
+    try:
+        loose = solve_cvode(model, pieces, y0, t_out, rtol=OPT_REL_TOL)
+    finally:
+        model.atol = saved
+    for sig in model.outputs:
+        i = model.output_index(sig)
+        rel, mx = signal_metrics(loose.y[:, i], radau.y[:, i])
+        b = signals[sig]
+        checks.info(f"{name}: CVODE at rtol {OPT_REL_TOL:g} vs the reference, {sig}",
+                    f"rel RMS {rel:.3g} % = {rel / b['rel_rms_percent']:.2f} x bound, max |diff| {mx:.3g} = "
+                    f"{mx / b['max_abs']:.2f} x bound")
+    log(f"  (rtol {OPT_REL_TOL:g} run: {time.perf_counter() - t0:.1f} s)")

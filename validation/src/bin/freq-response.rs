@@ -66,8 +66,10 @@ struct Args {
     /// Communication steps per period (the step is also capped by --max-step).
     #[arg(long, default_value_t = 32)]
     steps_per_period: usize,
-    /// Largest communication step, s (also the step while settling).
-    #[arg(long, default_value_t = 0.01)]
+    /// Largest communication step, s (also the step while settling). The
+    /// FMU holds each input value over a step: coarse steps at low
+    /// frequencies make a staircase that rings at the resonance.
+    #[arg(long, default_value_t = 1e-3)]
     max_step: f64,
     /// Relative tolerance of the FMU's integrator during the sweep (sets its
     /// `rtol` parameter if it has one, unless given with --set). 1e-4 keeps
@@ -205,13 +207,33 @@ fn steps_for(args: &Args, f: f64) -> usize {
     (transient_periods + args.periods) * steps
 }
 
-/// Local maxima of a curve, refined by a parabola through the three points
-/// around each (in frequency and dB).
+/// Local maxima of a curve that stand at least `PROMINENCE_DB` above the
+/// lowest point on each side before a higher peak (so that numerical ripple
+/// of a flat curve is not reported), refined by a parabola through the
+/// three points around each (in frequency and dB).
+const PROMINENCE_DB: f64 = 3.0;
+
+fn prominent(y: &[f64], k: usize) -> bool {
+    let side = |range: &mut dyn Iterator<Item = usize>| {
+        let mut low = y[k];
+        for i in range {
+            if y[i] > y[k] {
+                break;
+            }
+            low = low.min(y[i]);
+        }
+        y[k] - low
+    };
+    let left = side(&mut (0..k).rev());
+    let right = side(&mut (k + 1..y.len()));
+    left.min(right) >= PROMINENCE_DB || (left.max(right) >= PROMINENCE_DB && (k < 3 || k + 3 >= y.len()))
+}
+
 fn resonances(points: &[Point], output: usize) -> Vec<(f64, f64)> {
     let y: Vec<f64> = points.iter().map(|p| p.values[output].0).collect();
     let mut found = Vec::new();
     for k in 1..y.len().saturating_sub(1) {
-        if y[k] > y[k - 1] && y[k] >= y[k + 1] {
+        if y[k] > y[k - 1] && y[k] >= y[k + 1] && prominent(&y, k) {
             let (x0, x1, x2) = (points[k - 1].f, points[k].f, points[k + 1].f);
             let (y0, y1, y2) = (y[k - 1], y[k], y[k + 1]);
             let denom = (x0 - x1) * (x0 - x2) * (x1 - x2);
