@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 pub mod fmu3;
+pub mod freq;
 
 use std::path::{Path, PathBuf};
 

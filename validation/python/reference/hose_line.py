@@ -292,6 +292,12 @@ class Hose:
         """Both outputs of every form are states: the first or the last."""
         return 0 if name == self.outputs[0] else self.size - 1
 
+    def end_pressures(self, y, u) -> tuple[float, float]:
+        """Pressures at the hose inlet and outlet (state or input), Pa."""
+        p_in = u[0] if self.form in "GY" else y[0]
+        p_out = u[1] if self.form in "HY" else y[-1]
+        return float(p_in), float(p_out)
+
     def props(self, pm) -> SegmentProperties:
         return self.law(pm)
 
@@ -1273,11 +1279,10 @@ def run_scenario(name: str, checks: Checks, log=print) -> ScenarioResult:
     t_out = output_times()
     pieces = held_pieces(table, t_out)
     log(f"  states {model.state_names()}; kL = kC = {model.k_lc:.6f}, kr = {model.k_r:.3f}; "
-        f"inputs at t = 0: {dict(zip(model.inputs, u0))}; {len(pieces)} constant-input pieces")
-    checks.add(f"{name}: steady state is an equilibrium",
-               float(np.max(np.abs(model.rhs(y0, u0)) / np.abs(model.rhs(y0 * (1 + 1e-9), u0) + 1e-300))) < 1e-3
-               or float(np.max(np.abs(model.rhs(y0, u0)))) < 1e-6,
-               f"max |dy/dt| = {float(np.max(np.abs(model.rhs(y0, u0)))):.2e}")
+        f"inputs at t = 0: {dict(zip(model.inputs, map(float, u0)))}; {len(pieces)} constant-input pieces")
+    resid = float(np.max(np.abs(model.rhs(y0, u0)) / model.scale)) / 1e3  # per 1 ms, of the scale
+    checks.add(f"{name}: steady state is an equilibrium", resid < 1e-12,
+               f"max |dy/dt| * 1 ms / scale = {resid:.1e}", trace=True)
 
     t0 = time.perf_counter()
     radau = solve_radau(model, pieces, y0, t_out)
@@ -1304,8 +1309,8 @@ def run_scenario(name: str, checks: Checks, log=print) -> ScenarioResult:
     # analytic: the steady state holds until the disturbance starts
     analytic = []
     k = int(round(0.005 * STEPS_PER_SECOND))
-    drop = abs(float(np.max(y0[model.pressure_mask()]) - np.min(y0[model.pressure_mask()]))) if model.form != "Y" \
-        else abs(float(u0[0] - u0[1]))
+    p_in, p_out = model.end_pressures(y0, u0)
+    drop = abs(p_in - p_out)
     for sig in model.outputs:
         i = model.output_index(sig)
         entry = {"signal": sig, "time": 0.005, "value": float(y0[i])}
@@ -1320,7 +1325,7 @@ def run_scenario(name: str, checks: Checks, log=print) -> ScenarioResult:
         got = radau.y[k, i]
         tol = entry.get("abs_tol", (entry.get("rel_tol") or 0) * abs(entry["value"]))
         checks.add(f"{name}: reference holds the steady {sig} until t = 0.005 s", abs(got - entry["value"]) <= tol,
-                   f"|{got!r} - {entry['value']!r}| = {abs(got - entry['value']):.2e} (tol {tol:.2g})", trace=True)
+                   f"|{float(got)!r} - {entry['value']!r}| = {abs(got - entry['value']):.2e} (tol {tol:.2g})", trace=True)
 
     trace_checks = []
     if model.form == "Z":
@@ -1415,3 +1420,255 @@ def check_achievable(name, model, pieces, y0, t_out, radau, signals, checks, log
                     f"rel RMS {rel:.3g} % = {rel / b['rel_rms_percent']:.2f} x bound, max |diff| {mx:.3g} = "
                     f"{mx / b['max_abs']:.2f} x bound")
     log(f"  (rtol {OPT_REL_TOL:g} run: {time.perf_counter() - t0:.1f} s)")
+
+
+# --------------------------------------------------------------------------
+# Frequency-response files
+# --------------------------------------------------------------------------
+
+
+def frequency_documents(numbers: dict) -> dict[str, dict]:
+    """HoseH/frequency_response.json and HoseY/frequency_response.json."""
+    common = {
+        "model_card": "shared/models/hose-line.md",
+        "generated_by": "validation/python/reference/hose_line.py",
+        "input": "p2 = 1e7 + A sin(2 pi f t) Pa (for HoseY p1 constant at its operating value)",
+        "amplitude_Pa": 3e5,
+        "operating_point": "Q1 = 5e-4 m3/s (HoseH: constant input; HoseY: steady flow), p2 mean 1e7 Pa",
+        "parameters": "card defaults with b = 0 (no wall hysteresis); *_as_stated: x_ref = 4e-4 m",
+        "ratio_definition": "20 log10(max|x - mean(x)| / A) over one period of the periodic steady state "
+                            "(pressures: dB of Pa/Pa; flows: dB of m3/(s Pa), hence about -166 dB)",
+        "method": "nonlinear: periodic orbits by shooting (CVODE BDF rtol 1e-10, Broyden), peak by two "
+                  "parabola fits (0.5 % then 0.05 % spacing); linear: |C (j w I - A)^-1 B| of the "
+                  "linearisation at the steady state, peak to 1e-7 Hz",
+        "half_peak_to_peak_db": "the same ratio with (max - min)/2 instead of max|x - mean|, at the same frequency",
+    }
+    docs = {"HoseH": dict(common, model="HoseH", outputs=["p1", "Q2"]),
+            "HoseY": dict(common, model="HoseY", outputs=["Q1", "Q2"])}
+    for variant, per in numbers.items():
+        suffix = "" if variant == "default" else "_as_stated"
+        for key, entry in per.items():
+            form = "HoseH" if key.startswith("H_") else "HoseY"
+            name = key.split("_", 1)[1] + suffix  # n1, n7, n1_A1e4
+            first = "p1" if form == "HoseH" else "Q1"
+            nl = entry["nonlinear"]
+            item = {
+                "parameters": {"n": int(name[1]), "b": 0.0, **({"x_ref": X_REF_AS_STATED} if suffix else {})},
+                "resonance_hz": round(nl[first]["resonance_hz"], 4),
+                "ratio_db": round(nl[first]["ratio_db"], 4),
+                "signals": {
+                    sig: {
+                        "resonance_hz": round(v["resonance_hz"], 4),
+                        "ratio_db": round(v["ratio_db"], 4),
+                        "half_peak_to_peak_db": round(v["half_peak_to_peak_db"], 4),
+                        **({"linear_resonance_hz": round(entry["linear"][sig]["resonance_hz"], 4),
+                            "linear_ratio_db": round(entry["linear"][sig]["ratio_db"], 4)} if "linear" in entry else {}),
+                    }
+                    for sig, v in nl.items()
+                },
+            }
+            if name.endswith("A1e4"):
+                item["amplitude_Pa"] = 1e4
+            docs[form][name] = item
+    return docs
+
+
+def json_close(a, b, rel=1e-6, path="") -> list[str]:
+    """Differences between two JSON values (numbers within rel)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                out.append(f"{path}/{k}: only in {'new' if k in a else 'committed'}")
+            else:
+                out += json_close(a[k], b[k], rel, f"{path}/{k}")
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{path}: list length {len(a)} vs {len(b)}"]
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in json_close(x, y, rel, f"{path}[{i}]")]
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        ok = abs(a - b) <= rel * max(abs(a), abs(b)) or a == b
+        return [] if ok else [f"{path}: {a!r} vs committed {b!r}"]
+    return [] if a == b else [f"{path}: {a!r} vs committed {b!r}"]
+
+
+def parse_csv(text: str) -> tuple[list[str], np.ndarray]:
+    lines = text.strip().splitlines()
+    return lines[0].split(","), np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+
+
+def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict | None = None) -> None:
+    """--check: compare a recomputed file with the committed one."""
+    if not path.exists():
+        checks.add(label, False, "CHANGED: missing on disk")
+        return
+    old = path.read_text()
+    if old == text:
+        checks.add(label, True, "unchanged (identical)")
+        return
+    if path.suffix == ".json":
+        diffs = json_close(json.loads(text), json.loads(old))
+        checks.add(label, not diffs, "unchanged within 1e-6 relative" if not diffs
+                   else "CHANGED: " + "; ".join(diffs[:5]))
+        return
+    if path.suffix == ".csv" and scales is not None:
+        h_new, v_new = parse_csv(text)
+        h_old, v_old = parse_csv(old)
+        if h_new != h_old or v_new.shape != v_old.shape:
+            checks.add(label, False, "CHANGED: columns or row count differ")
+            return
+        worst, where = 0.0, ""
+        for j, col in enumerate(h_new):
+            scale = scales.get(col, 1.0) if col != "time" else 1.0
+            change = float(np.max(np.abs(v_new[:, j] - v_old[:, j]))) / scale
+            if change > worst:
+                worst, where = change, col
+        ok = worst <= CHECK_LIMIT
+        checks.add(label, ok, ("unchanged within tolerance" if ok else "CHANGED")
+                   + f" (largest change in {where}: {worst:.2e} of its mean |deviation|, limit {CHECK_LIMIT:g})")
+        return
+    checks.add(label, False, "CHANGED (text differs)")
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+
+def card_frequency_checks(checks: Checks, numbers: dict) -> None:
+    for variant, per in numbers.items():
+        h1, h7, y1 = per["H_n1"]["nonlinear"], per["H_n7"]["nonlinear"], per["Y_n1"]["nonlinear"]
+        checks.card(variant, "H_n1_p1_resonance_hz", h1["p1"]["resonance_hz"], "Hz", "HoseH n = 1 resonance of p1 (3e5 Pa)")
+        checks.card(variant, "H_n1_Q2_resonance_hz", h1["Q2"]["resonance_hz"], "Hz", "HoseH n = 1 resonance of Q2 (3e5 Pa)")
+        checks.card(variant, "H_n1_p1_ratio_db", h1["p1"]["ratio_db"], "dB",
+                    f"HoseH n = 1 ratio of p1 at resonance, max|p1 - mean| (half peak-to-peak: "
+                    f"{h1['p1']['half_peak_to_peak_db']:.3f} dB)")
+        checks.card(variant, "H_n7_p1_resonance_hz", h7["p1"]["resonance_hz"], "Hz", "HoseH n = 7 resonance of p1 (3e5 Pa)")
+        checks.card(variant, "H_n7_p1_ratio_db", h7["p1"]["ratio_db"], "dB",
+                    f"HoseH n = 7 ratio of p1 at resonance (half peak-to-peak: {h7['p1']['half_peak_to_peak_db']:.3f} dB)")
+        checks.card(variant, "Y_n1_Q1_resonance_hz", y1["Q1"]["resonance_hz"], "Hz", "HoseY n = 1 resonance of Q1 (3e5 Pa)")
+        checks.card(variant, "Y_n1_Q2_resonance_hz", y1["Q2"]["resonance_hz"], "Hz", "HoseY n = 1 resonance of Q2 (3e5 Pa)")
+        for key, lin in (("H_n1", per["H_n1"]["linear"]), ("H_n7", per["H_n7"]["linear"]), ("Y_n1", per["Y_n1"]["linear"])):
+            checks.info(f"[{variant}] {key} linearisation peaks",
+                        ", ".join(f"{s} {v['resonance_hz']:.3f} Hz {v['ratio_db']:.3f} dB" for s, v in lin.items()))
+        if "H_n1_A1e4" in per:
+            checks.card(variant, "H_n1_p1_ratio_db_A1e4", per["H_n1_A1e4"]["nonlinear"]["p1"]["ratio_db"], "dB",
+                        "HoseH n = 1 ratio of p1 at resonance with A = 1e4 Pa")
+    d = numbers.get("default")
+    if d:
+        checks.info("paper (seed 004 section 9) for comparison",
+                    f"HoseH n = 1: p1 {PAPER_NUMBERS['H_n1_p1_resonance_hz']} Hz {PAPER_NUMBERS['H_n1_p1_ratio_db']} dB, "
+                    f"Q2 {PAPER_NUMBERS['H_n1_Q2_resonance_hz']} Hz {PAPER_NUMBERS['H_n1_Q2_ratio_db']} dB (ours "
+                    f"{d['H_n1']['nonlinear']['Q2']['ratio_db']:.2f} dB); HoseY: Q1 {PAPER_NUMBERS['Y_n1_Q1_resonance_hz']} Hz, "
+                    f"Q2 {PAPER_NUMBERS['Y_n1_Q2_resonance_hz']} Hz")
+
+
+def main(argv=None) -> int:
+    default_out = Path(__file__).resolve().parents[2] / "scenarios"
+    parser = argparse.ArgumentParser(
+        description="Independent SciPy Radau (+ CVODE cross-check) reference traces for the hose model card "
+                    "(HoseH/G/Y/Z), FMI Cross-Check layout; also checks the card's numbers.")
+    parser.add_argument("--scenario", choices=[*SCENARIOS, "all", "none"], default="all",
+                        help="scenario to compute (default: all; none: only the card's numbers)")
+    parser.add_argument("--check", action="store_true",
+                        help="recompute and compare with the files on disk instead of writing them")
+    parser.add_argument("--out-dir", type=Path, default=default_out,
+                        help=f"root of the scenario folders (default: {default_out})")
+    parser.add_argument("--no-frequency", action="store_true",
+                        help="skip the resonance numbers (nonlinear periodic orbits, ~3 min) and their JSON files")
+    args = parser.parse_args(argv)
+
+    start = time.perf_counter()
+    checks = Checks()
+    print(f"hose reference: mode {'check' if args.check else 'write'}, output root {args.out_dir}", flush=True)
+
+    print("\n== equations and the card's static numbers ==", flush=True)
+    worst = 0.0
+    for form in "HGYZ":
+        for n in (1, 3, 7):
+            m = Hose(form, variant_parameters("default", n))
+            y, u = m.steady_state()
+            y = y * (1 + 1e-3 * np.sin(np.arange(len(y)) + 1.0))  # off the steady state
+            jac = m.jac(y, u)
+            for j in range(len(y)):
+                h = 1e-6 * m.scale[j]
+                e = np.zeros(len(y))
+                e[j] = h
+                col = (m.rhs(y + e, u) - m.rhs(y - e, u)) / (2 * h)
+                worst = max(worst, float(np.max(np.abs(col - jac[:, j])) / np.max(np.abs(jac[:, j]))))
+    checks.add("complex-step Jacobian vs central differences (4 forms, n = 1, 3, 7)", worst < 1e-6,
+               f"max rel diff {worst:.1e}")
+    for n in (1, 7):
+        k_lc, k_r = corrections(n, CARD_PARAMETERS)
+        checks.info(f"corrections n = {n}", f"kL = kC = {k_lc:.6f}, kr = {k_r:.3f}")
+    checks.info("corrections n >= 15", f"kr = kr1 - kr2 (n - 1) = {corrections(15, CARD_PARAMETERS)[1]:.2f} at n = 15, "
+                f"{corrections(20, CARD_PARAMETERS)[1]:.2f} at n = 20: no (or negative) damping inside the card's n range")
+    check_constants(checks)
+    check_ladder(checks)
+
+    print("\n== step response of HoseH: frequency of the p1 oscillation ==", flush=True)
+    for variant in ("default", "as_stated"):
+        for n in (1, 7):
+            r = step_response_frequency(variant, n)
+            checks.card(variant, f"step_p1_hz_n{n}", r["fit_hz"], "Hz",
+                        f"HoseH n = {n} step: p1 oscillation (damped-mode fit; eigenfrequency at the post-step "
+                        f"operating point {r['eig_hz']:.3f} Hz, upward zero crossings {r['upward_crossings_hz']:.3f} Hz)")
+
+    names = list(SCENARIOS) if args.scenario == "all" else [] if args.scenario == "none" else [args.scenario]
+    for name in names:
+        print(f"\n== {name} ==", flush=True)
+        t0 = time.perf_counter()
+        before = checks.trace_failures
+        res = run_scenario(name, checks, log=lambda m: print(m, flush=True))
+        files = scenario_files(res)
+        folder = args.out_dir / name
+        scales = {s: res.signals[s]["mean_abs_deviation"] for s in res.model.outputs}
+        if args.check:
+            for fname, text in files.items():
+                compare_file(checks, f"{name}: {fname}", folder / fname, text, scales)
+        elif checks.trace_failures > before:
+            print(f"  NOT writing {folder}: a solver or reference check failed", flush=True)
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            for fname, text in files.items():
+                (folder / fname).write_text(text)
+            print(f"  wrote {', '.join(files)} to {folder}", flush=True)
+        print(f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
+
+    if not args.no_frequency:
+        print("\n== resonances (HoseH n = 1, 7; HoseY n = 1; A = 3e5 Pa on p2) ==", flush=True)
+        numbers = {}
+        for variant in ("default", "as_stated"):
+            numbers[variant] = frequency_numbers(variant, log=lambda m: print(m, flush=True))
+        card_frequency_checks(checks, numbers)
+        h1 = numbers["default"]["H_n1"]["nonlinear"]["p1"]
+        confirm_by_time_simulation("default", h1["resonance_hz"], 3e5, h1["ratio_db"], checks)
+        docs = frequency_documents(numbers)
+        for model_name, doc in docs.items():
+            path = args.out_dir / model_name / "frequency_response.json"
+            text = json.dumps(doc, indent=2) + "\n"
+            if args.check:
+                compare_file(checks, f"{model_name}/frequency_response.json", path, text)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
+                print(f"  wrote {path}", flush=True)
+
+    wall = time.perf_counter() - start
+    print(f"\nwall time {wall:.1f} s", flush=True)
+    if checks.discrepancies:
+        print(f"{len(checks.discrepancies)} documented discrepancy(ies) with the card:", flush=True)
+        for d in checks.discrepancies:
+            print(f"  - {d}", flush=True)
+    if checks.failed:
+        print(f"{len(checks.failed)} check(s) FAILED:", flush=True)
+        for name in checks.failed:
+            print(f"  - {name}", flush=True)
+        return 1
+    print("all checks passed", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
