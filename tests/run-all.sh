@@ -3,7 +3,9 @@
 # (system packages when running as root, the pinned Python venv under
 # target/venv), builds every FMU, then runs the Rust tests (unit, FMI calls,
 # the in-Rust master on the fmi crate, the C header check), the reference
-# check and the Python suites (FMPy masters, fmpy validate, fmutool -check).
+# checks, the validation harness (every FMU in every FMI master, report in
+# target/validation/) and the Python suites (FMPy, fmpy validate,
+# fmutool -check, the harness's own tests).
 # Exits non-zero on the first failing stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +17,8 @@ need=()
 # libclang for the fmi crate's bindgen, gcc for the C header check.
 [ -n "$(ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/x86_64-linux-gnu/libclang*.so* 2>/dev/null | head -n 1)" ] || need+=(libclang-dev)
 command -v gcc >/dev/null || need+=(gcc)
+# libtbb12 for the ecospy master of the validation harness.
+{ ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | grep -q 'libtbb\.so\.12' || need+=(libtbb12)
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         echo "installing: ${need[*]}"
@@ -30,32 +34,24 @@ fi
 
 stage "Python venv (target/venv, pinned in validation/python/requirements.txt)"
 venv="$root/target/venv"
-req="$root/validation/python/requirements.txt"
-stamp="$venv/.requirements.sha256"
-want=$(sha256sum "$req" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
-    echo "$want" > "$stamp"
-    echo "installed"
-else
-    echo "up to date"
-fi
+bash validation/python/setup-venv.sh
 
 stage "formatting and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
-stage "build every FMU (cargo run --release -p build-fmu)"
+stage "build every FMU (cargo run --release -p build-fmu) and the in-Rust master"
 cargo run --release --quiet -p build-fmu
+cargo build --release --quiet -p validation --bins
 
-stage "reference traces: recompute and compare with the committed CSVs"
-"$venv/bin/python" validation/python/reference/orifice_chain.py --check > target/reference-check.log \
-    || { cat target/reference-check.log; exit 1; }
-tail -n 2 target/reference-check.log
+stage "reference traces: every model's reference script recomputes and compares with the committed files"
+PYTHONPATH=validation/python "$venv/bin/python" -m harness references --check
 
 stage "Rust tests"
 cargo test --workspace --quiet
 
-stage "Python tests (FMPy, fmpy validate, fmutool, reference equations)"
+stage "validation harness: every FMU in every master against its references (report: target/validation/report.md)"
+VALIDATION_SKIP_BUILD=1 bash validation/python/harness/run-validation.sh
+
+stage "Python tests (FMPy, fmpy validate, fmutool, reference equations, the harness itself)"
 "$venv/bin/python" -m pytest -q validation/python/tests tests/python

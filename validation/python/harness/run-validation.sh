@@ -30,15 +30,7 @@ if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'li
 fi
 
 venv="$root/target/venv"
-req="$root/validation/python/requirements.txt"
-stamp="$venv/.requirements.sha256"
-want=$(sha256sum "$req" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    say "creating the Python venv $venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
-    echo "$want" > "$stamp"
-fi
+bash "$root/validation/python/setup-venv.sh"
 
 extra=()
 if [ "${VALIDATION_SKIP_BUILD:-0}" != 1 ]; then

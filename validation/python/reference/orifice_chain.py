@@ -633,6 +633,18 @@ def signal_bounds(trace: Trace, par: dict, ps: float, pt: float) -> tuple[dict, 
     return bounds, implied
 
 
+def analytic_checks(par: dict, ps: float, pt: float, t_end: float) -> list[dict]:
+    """The card's steady state, checked by the harness at the end of every run."""
+    p1s, p2s, q = steady_state(par, ps, pt)
+    return [
+        {"signal": "p1", "time": t_end, "value": p1s, "rel_tol": 1e-6, "note": "steady state pt + 2/3 (ps - pt)"},
+        {"signal": "p2", "time": t_end, "value": p2s, "rel_tol": 1e-6, "note": "steady state pt + 1/3 (ps - pt)"},
+    ] + [
+        {"signal": name, "time": t_end, "value": q, "rel_tol": 1e-6, "note": "K sqrt((ps - pt)/3)"}
+        for name in ("Q1", "Q2", "Q3")
+    ]
+
+
 def scenario_json_text(name: str, trace: Trace, par: dict, ps: float, pt: float) -> str:
     spec = SCENARIOS[name]
     bounds, implied = signal_bounds(trace, par, ps, pt)
@@ -642,11 +654,14 @@ def scenario_json_text(name: str, trace: Trace, par: dict, ps: float, pt: float)
         "description": spec["description"],
         "model_card": "shared/models/orifice-chain.md",
         "generated_by": "validation/python/reference/orifice_chain.py",
+        "interpolation": "step",
+        "step_sizes": [0.001, 0.01],
         "parameters": spec["parameters"],
         "inputs": "OrificeChain_in.csv",
         "reference": "OrificeChain_ref.csv",
         "options": "OrificeChain_ref.opt",
         "signals": bounds,
+        "analytic": analytic_checks(par, ps, pt, float(trace.t[-1])),
         "note": (
             "Bounds are relative RMS error (RMS of the difference over the mean |reference|, in %) and "
             "maximum absolute error (SI units: Pa, m3/s). p1, p2: 0.05 %. Flows: Q = K f(dp) and "
