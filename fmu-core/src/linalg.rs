@@ -6,91 +6,6 @@
 
 use nalgebra::{SMatrix, SVector};
 
-/// An LU factorization `P A = L U` stored in one matrix, with the row
-/// permutation.
-#[derive(Debug, Clone, Copy)]
-pub struct Lu<const N: usize> {
-    lu: SMatrix<f64, N, N>,
-    perm: [usize; N],
-    active: usize,
-}
-
-impl<const N: usize> Lu<N> {
-    /// Factorizes `a`; `None` when a pivot is zero or not finite (singular).
-    pub fn new(a: SMatrix<f64, N, N>) -> Option<Self> {
-        Self::new_leading(a, N)
-    }
-
-    /// Factorizes a matrix whose rows and columns from `active` on are
-    /// diagonal (no coupling to the rest): the leading block by LU, the
-    /// trailing part by its diagonal. Models with a run-time number of
-    /// states (up to `N`) use it so that the cost follows the states in use.
-    pub fn new_leading(mut a: SMatrix<f64, N, N>, active: usize) -> Option<Self> {
-        let active = active.min(N);
-        let mut perm = [0usize; N];
-        for (i, p) in perm.iter_mut().enumerate() {
-            *p = i;
-        }
-        for i in active..N {
-            let d = a[(i, i)];
-            if d == 0.0 || !d.is_finite() {
-                return None;
-            }
-        }
-        for k in 0..active {
-            let mut pivot_row = k;
-            let mut pivot_abs = a[(k, k)].abs();
-            for r in (k + 1)..active {
-                if a[(r, k)].abs() > pivot_abs {
-                    pivot_abs = a[(r, k)].abs();
-                    pivot_row = r;
-                }
-            }
-            if pivot_abs == 0.0 || !pivot_abs.is_finite() {
-                return None;
-            }
-            if pivot_row != k {
-                a.swap_rows(k, pivot_row);
-                perm.swap(k, pivot_row);
-            }
-            let pivot = a[(k, k)];
-            for r in (k + 1)..active {
-                let factor = a[(r, k)] / pivot;
-                a[(r, k)] = factor;
-                for c in (k + 1)..active {
-                    a[(r, c)] -= factor * a[(k, c)];
-                }
-            }
-        }
-        Some(Lu {
-            lu: a,
-            perm,
-            active,
-        })
-    }
-
-    /// Solves `A x = b`.
-    pub fn solve(&self, b: &SVector<f64, N>) -> SVector<f64, N> {
-        let k = self.active;
-        let mut x = SVector::<f64, N>::from_fn(|i, _| b[self.perm[i]]);
-        for i in 0..k {
-            for j in 0..i {
-                x[i] -= self.lu[(i, j)] * x[j];
-            }
-        }
-        for i in (0..k).rev() {
-            for j in (i + 1)..k {
-                x[i] -= self.lu[(i, j)] * x[j];
-            }
-            x[i] /= self.lu[(i, i)];
-        }
-        for i in k..N {
-            x[i] /= self.lu[(i, i)];
-        }
-        x
-    }
-}
-
 /// Factorizes `a` in place (LU with partial pivoting of the leading
 /// `active` block; rows and columns from `active` on must be diagonal) and
 /// returns the row permutation; `None` when singular. No copy of the
@@ -173,13 +88,20 @@ mod tests {
     use super::*;
     use nalgebra::{Matrix3, Vector3};
 
+    fn solve(a: SMatrix<f64, 3, 3>, b: Vector3<f64>) -> Option<Vector3<f64>> {
+        let mut m = a;
+        let perm = factor_in_place(&mut m, 3)?;
+        let mut x = b;
+        solve_in_place(&m, &perm, 3, &mut x);
+        Some(x)
+    }
+
     #[test]
     fn solves_a_system_that_needs_pivoting() {
         let a = Matrix3::new(0.0, 2.0, 1.0, 1e-3, 1.0, 4.0, 3.0, -1.0, 0.5);
         let x = Vector3::new(1.0, -2.0, 0.25);
         let b = a * x;
-        let lu = Lu::new(a).unwrap();
-        assert!((lu.solve(&b) - x).norm() < 1e-12);
+        assert!((solve(a, b).unwrap() - x).norm() < 1e-12);
     }
 
     #[test]
@@ -194,8 +116,6 @@ mod tests {
         let x = SVector::<f64, 4>::new(1.0, -1.0, 2.0, 3.0);
         let b = a * x;
         for active in [2, 4] {
-            let lu = Lu::new_leading(a, active).unwrap();
-            assert!((lu.solve(&b) - x).norm() < 1e-12, "active {active}");
             let mut m = a;
             let perm = factor_in_place(&mut m, active).unwrap();
             let mut y = b;
@@ -207,7 +127,7 @@ mod tests {
     #[test]
     fn singular_matrix_is_detected() {
         let a = Matrix3::new(1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 1.0);
-        assert!(Lu::new(a).is_none());
-        assert!(Lu::new(Matrix3::from_element(f64::NAN)).is_none());
+        assert!(solve(a, Vector3::zeros()).is_none());
+        assert!(solve(Matrix3::from_element(f64::NAN), Vector3::zeros()).is_none());
     }
 }
