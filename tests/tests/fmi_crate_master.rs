@@ -1,4 +1,5 @@
-//! The in-Rust FMI master built on the `fmi` crate (0.8): loads
+//! The in-Rust FMI master built on the `fmi` crate (0.8), the one of
+//! `validation::fmi_master` that the harness's `fmi-runner` uses too: loads
 //! `dist/fmi2/OrificeChain.fmu` and `dist/fmi3/OrificeChain.fmu` as any
 //! importer would (unzip, parse `modelDescription.xml`, dlopen the binary of
 //! this platform), runs them through the Co-Simulation life cycle and checks
@@ -9,45 +10,22 @@
 //! skipped test.
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
-use fmi::fmi2::import::Fmi2Import;
-use fmi::fmi2::instance::{
-    CoSimulation as Fmi2CoSimulation, Common as Fmi2Common, InstanceCS as Fmi2Instance,
-};
-use fmi::fmi3::import::Fmi3Import;
-use fmi::fmi3::instance::InstanceCS as Fmi3Instance;
-use fmi::fmi3::{CoSimulation as Fmi3CoSimulation, Common as Fmi3Common, Fmi3Model, GetSet};
-use fmi::schema::traits::DefaultExperiment;
-use fmi::traits::FmiImport;
 use fmu_tests::{
     FmiVersion, LoadedScenario, load_scenario, max_abs_error, relative_error, relative_rms_percent,
     require_fmu,
 };
-use model_description::{Causality, ParsedDescription, ParsedType, parse_model_description};
+use model_description::Causality;
 use std::collections::BTreeMap;
+use validation::fmi_master::{self, Fmu, Slave, StepReport, strip_undeclared_float_attributes};
 
 const MODEL: &str = "OrificeChain";
 /// The outputs compared with the reference traces.
 const OUTPUTS: [&str; 5] = ["p1", "p2", "Q1", "Q2", "Q3"];
 
-/// An instantiated Co-Simulation FMU of either version, behind the few
-/// operations a fixed-step master needs.
-enum Slave {
-    Fmi2 {
-        instance: Box<Fmi2Instance>,
-        // The extracted archive must outlive the loaded binary.
-        _import: Box<Fmi2Import>,
-    },
-    Fmi3 {
-        instance: Box<Fmi3Instance>,
-        _import: Box<Fmi3Import>,
-    },
-}
-
-/// An FMU loaded through the `fmi` crate, with its model description read
-/// twice: by the `fmi` crate (schema) and by our own reader (variables).
+/// An FMU loaded and instantiated for Co-Simulation through the `fmi` crate
+/// (by `validation::fmi_master`), with its default experiment.
 struct LoadedFmu {
     slave: Slave,
-    description: ParsedDescription,
     default_experiment: Experiment,
 }
 
@@ -59,357 +37,78 @@ struct Experiment {
     step_size: f64,
 }
 
-fn experiment_of(d: &impl DefaultExperiment) -> Result<Experiment> {
+fn experiment_of(d: fmi_master::DefaultExperiment) -> Result<Experiment> {
     Ok(Experiment {
-        stop_time: d.stop_time().context("DefaultExperiment has no stopTime")?,
-        tolerance: d.tolerance(),
-        step_size: d.step_size().context("DefaultExperiment has no stepSize")?,
+        stop_time: d.stop_time.context("DefaultExperiment has no stopTime")?,
+        tolerance: d.tolerance,
+        step_size: d.step_size.context("DefaultExperiment has no stepSize")?,
     })
 }
 
-fn read_description(import: &impl FmiImport, version: FmiVersion) -> Result<ParsedDescription> {
-    let path = import.archive_path().join("modelDescription.xml");
-    let xml = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let description = parse_model_description(&xml).map_err(|e| anyhow!("{e}"))?;
-    ensure!(
-        description.fmi_version == version.xml_version(),
-        "{version} FMU declares fmiVersion {}",
-        description.fmi_version
-    );
-    Ok(description)
-}
-
-/// Attributes FMI 3.0 allows on `<Float32>`/`<Float64>` variables (the
-/// schema's fmi3RealBaseAttributes and `nominal`) that fmi-schema 0.8 does
-/// not declare while it parses these elements with `strict(unknown_attribute)`:
-/// it then rejects the whole model description with
-/// `unknown field "unit" in element "FmiFloat64"`.
-const FMI_SCHEMA_UNDECLARED_FLOAT_ATTRIBUTES: [&str; 6] = [
-    "quantity",
-    "unit",
-    "displayUnit",
-    "relativeQuantity",
-    "unbounded",
-    "nominal",
-];
-
-/// Whether an import error is fmi-schema 0.8's rejection of a valid FMI 3.0
-/// float attribute (see [`FMI_SCHEMA_UNDECLARED_FLOAT_ATTRIBUTES`]).
-fn is_fmi_schema_float_attribute_error(error: &fmi::Error) -> bool {
-    let text = error.to_string();
-    matches!(error, fmi::Error::Schema(_))
-        && (text.contains("element \"FmiFloat64\"") || text.contains("element \"FmiFloat32\""))
-        && FMI_SCHEMA_UNDECLARED_FLOAT_ATTRIBUTES
-            .iter()
-            .any(|a| text.contains(&format!("unknown field \"{a}\"")))
-}
-
-/// Removes [`FMI_SCHEMA_UNDECLARED_FLOAT_ATTRIBUTES`] from every `<Float32>`
-/// and `<Float64>` start tag; everything else is left byte for byte.
-fn strip_undeclared_float_attributes(xml: &str) -> String {
-    let mut out = String::with_capacity(xml.len());
-    let mut rest = xml;
-    while let Some(start) = ["<Float64 ", "<Float32 "]
-        .iter()
-        .filter_map(|tag| rest.find(tag))
-        .min()
-    {
-        out.push_str(&rest[..start]);
-        // The start tag ends at the first `>` outside quotes.
-        let mut quote = None;
-        let end = rest[start..]
-            .char_indices()
-            .find(|&(_, c)| match (quote, c) {
-                (None, '"' | '\'') => {
-                    quote = Some(c);
-                    false
-                }
-                (Some(q), c) if c == q => {
-                    quote = None;
-                    false
-                }
-                (None, '>') => true,
-                _ => false,
-            })
-            .map_or(rest.len(), |(i, _)| start + i + 1);
-        let mut tag = rest[start..end].to_string();
-        for attribute in FMI_SCHEMA_UNDECLARED_FLOAT_ATTRIBUTES {
-            let key = format!(" {attribute}=\"");
-            while let Some(a) = tag.find(&key) {
-                let value_start = a + key.len();
-                let value_end = tag[value_start..]
-                    .find('"')
-                    .map_or(tag.len(), |e| value_start + e + 1);
-                tag.replace_range(a..value_end, "");
-            }
-        }
-        out.push_str(&tag);
-        rest = &rest[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Imports an FMI 3.0 FMU with the `fmi` crate. If the crate's schema
-/// parser rejects valid float attributes (fmi-schema 0.8), the archive is
-/// unpacked here and handed to the crate with those attributes removed from
-/// the description it parses; the binary, the instantiation token and every
-/// variable stay as built. The workaround is announced on stdout.
-fn import_fmi3(path: &std::path::Path) -> Result<Fmi3Import> {
-    match fmi::import::from_path::<Fmi3Import>(path) {
-        Ok(import) => Ok(import),
-        Err(error) if is_fmi_schema_float_attribute_error(&error) => {
-            println!(
-                "note: the fmi crate rejects {}: {error}; this is fmi-schema 0.8 not declaring \
-                 FMI 3.0's float attributes {FMI_SCHEMA_UNDECLARED_FLOAT_ATTRIBUTES:?}, so they \
-                 are hidden from its parser",
-                path.display()
-            );
-            let dir = tempfile::Builder::new()
-                .prefix("fmu-tests-fmi3-")
-                .tempdir()?;
-            fmu_tests::extract_fmu(path, dir.path())?;
-            let xml = std::fs::read_to_string(dir.path().join("modelDescription.xml"))?;
-            let patched = strip_undeclared_float_attributes(&xml);
-            <Fmi3Import as FmiImport>::new(dir, &patched)
-                .context("the fmi crate cannot import the FMU even without those attributes")
-        }
-        Err(error) => {
-            Err(error).with_context(|| format!("fmi crate cannot import {}", path.display()))
-        }
+/// The master's name of a version.
+fn master_version(version: FmiVersion) -> fmi_master::FmiVersion {
+    match version {
+        FmiVersion::Fmi2 => fmi_master::FmiVersion::Fmi2,
+        FmiVersion::Fmi3 => fmi_master::FmiVersion::Fmi3,
     }
 }
 
 /// Loads the FMU of `version` from `dist/` and instantiates it for
-/// Co-Simulation (logging off, not visible).
+/// Co-Simulation (logging off, not visible). What the import had to work
+/// around in the `fmi` crate is announced on stdout.
 fn load(version: FmiVersion) -> Result<LoadedFmu> {
     let path = require_fmu(version, MODEL);
     let name = format!("{MODEL}-{}", version.prefix());
-    match version {
-        FmiVersion::Fmi2 => {
-            let import: Box<Fmi2Import> = Box::new(
-                fmi::import::from_path(&path)
-                    .with_context(|| format!("fmi crate cannot import {}", path.display()))?,
-            );
-            let description = read_description(import.as_ref(), version)?;
-            let default_experiment = experiment_of(import.model_description())?;
-            let instance = Box::new(
-                import
-                    .instantiate_cs(&name, false, false)
-                    .context("fmi2Instantiate (Co-Simulation) failed")?,
-            );
-            Ok(LoadedFmu {
-                slave: Slave::Fmi2 {
-                    instance,
-                    _import: import,
-                },
-                description,
-                default_experiment,
-            })
-        }
-        FmiVersion::Fmi3 => {
-            let import: Box<Fmi3Import> = Box::new(import_fmi3(&path)?);
-            let description = read_description(import.as_ref(), version)?;
-            let default_experiment = experiment_of(import.model_description())?;
-            let instance = Box::new(
-                import
-                    .instantiate_cs(&name, false, false, false, false, &[])
-                    .context("fmi3InstantiateCoSimulation failed")?,
-            );
-            Ok(LoadedFmu {
-                slave: Slave::Fmi3 {
-                    instance,
-                    _import: import,
-                },
-                description,
-                default_experiment,
-            })
-        }
+    let fmu = Fmu::load(&path, Some(master_version(version)))
+        .with_context(|| format!("fmi crate cannot import {}", path.display()))?;
+    for note in fmu.notes() {
+        println!("note: {note}");
     }
-}
-
-/// Turns an `fmi` crate status error into an error that names the call.
-fn call<T, E: std::fmt::Debug>(what: &str, r: std::result::Result<T, E>) -> Result<T> {
-    r.map_err(|e| anyhow!("{what} returned {e:?}"))
+    ensure!(
+        fmu.description().fmi_version == version.xml_version(),
+        "{version} FMU declares fmiVersion {}",
+        fmu.description().fmi_version
+    );
+    let default_experiment = experiment_of(fmu.default_experiment())?;
+    let slave = fmu
+        .instantiate(&name, false)
+        .with_context(|| format!("{version}: instantiation (Co-Simulation) failed"))?;
+    Ok(LoadedFmu {
+        slave,
+        default_experiment,
+    })
 }
 
 impl LoadedFmu {
     fn version(&self) -> FmiVersion {
-        match self.slave {
-            Slave::Fmi2 { .. } => FmiVersion::Fmi2,
-            Slave::Fmi3 { .. } => FmiVersion::Fmi3,
+        match self.slave.version() {
+            fmi_master::FmiVersion::Fmi2 => FmiVersion::Fmi2,
+            fmi_master::FmiVersion::Fmi3 => FmiVersion::Fmi3,
         }
-    }
-
-    /// The value reference and type of a variable, by name.
-    fn variable(&self, name: &str) -> Result<(u32, ParsedType)> {
-        let v = self
-            .description
-            .variable_by_name(name)
-            .ok_or_else(|| anyhow!("the model description has no variable `{name}`"))?;
-        Ok((v.value_reference, v.kind.clone()))
-    }
-
-    fn set_real(&mut self, name: &str, value: f64) -> Result<()> {
-        let (vr, kind) = self.variable(name)?;
-        ensure!(kind == ParsedType::Real, "`{name}` is {kind:?}, not Real");
-        match &mut self.slave {
-            Slave::Fmi2 { instance, .. } => {
-                call("fmi2SetReal", instance.set_real(&[vr], &[value]))?;
-            }
-            Slave::Fmi3 { instance, .. } => {
-                call("fmi3SetFloat64", instance.set_float64(&[vr], &[value]))?;
-            }
-        }
-        Ok(())
-    }
-
-    fn set_boolean(&mut self, name: &str, value: bool) -> Result<()> {
-        let (vr, kind) = self.variable(name)?;
-        ensure!(
-            kind == ParsedType::Boolean,
-            "`{name}` is {kind:?}, not Boolean"
-        );
-        match &mut self.slave {
-            Slave::Fmi2 { instance, .. } => {
-                call(
-                    "fmi2SetBoolean",
-                    instance.set_boolean(&[vr], &[i32::from(value)]),
-                )?;
-            }
-            Slave::Fmi3 { instance, .. } => {
-                call("fmi3SetBoolean", instance.set_boolean(&[vr], &[value]))?;
-            }
-        }
-        Ok(())
-    }
-
-    fn get_boolean(&mut self, name: &str) -> Result<bool> {
-        let (vr, _) = self.variable(name)?;
-        Ok(match &mut self.slave {
-            Slave::Fmi2 { instance, .. } => {
-                let mut v = [0];
-                call("fmi2GetBoolean", instance.get_boolean(&[vr], &mut v))?;
-                v[0] != 0
-            }
-            Slave::Fmi3 { instance, .. } => {
-                let mut v = [false];
-                call("fmi3GetBoolean", instance.get_boolean(&[vr], &mut v))?;
-                v[0]
-            }
-        })
-    }
-
-    fn get_reals(&mut self, vrs: &[u32], out: &mut [f64]) -> Result<()> {
-        match &mut self.slave {
-            Slave::Fmi2 { instance, .. } => {
-                call("fmi2GetReal", instance.get_real(vrs, out))?;
-            }
-            Slave::Fmi3 { instance, .. } => {
-                call("fmi3GetFloat64", instance.get_float64(vrs, out))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// setupExperiment (FMI 2) and enterInitializationMode.
-    fn enter_initialization(&mut self, tolerance: Option<f64>, stop: f64) -> Result<()> {
-        match &mut self.slave {
-            Slave::Fmi2 { instance, .. } => {
-                call(
-                    "fmi2SetupExperiment",
-                    Fmi2Common::setup_experiment(instance.as_mut(), tolerance, 0.0, Some(stop)),
-                )?;
-                call(
-                    "fmi2EnterInitializationMode",
-                    Fmi2Common::enter_initialization_mode(instance.as_mut()),
-                )?;
-            }
-            Slave::Fmi3 { instance, .. } => {
-                call(
-                    "fmi3EnterInitializationMode",
-                    Fmi3Common::enter_initialization_mode(
-                        instance.as_mut(),
-                        tolerance,
-                        0.0,
-                        Some(stop),
-                    ),
-                )?;
-            }
-        }
-        Ok(())
-    }
-
-    fn exit_initialization(&mut self) -> Result<()> {
-        match &mut self.slave {
-            Slave::Fmi2 { instance, .. } => {
-                call(
-                    "fmi2ExitInitializationMode",
-                    Fmi2Common::exit_initialization_mode(instance.as_mut()),
-                )?;
-            }
-            Slave::Fmi3 { instance, .. } => {
-                call(
-                    "fmi3ExitInitializationMode",
-                    Fmi3Common::exit_initialization_mode(instance.as_mut()),
-                )?;
-            }
-        }
-        Ok(())
     }
 
     /// One communication step from `t` by `h`; checks the FMI 3 out-arguments.
     fn do_step(&mut self, t: f64, h: f64) -> Result<()> {
-        match &mut self.slave {
-            Slave::Fmi2 { instance, .. } => {
-                call(
-                    &format!("fmi2DoStep(t = {t}, h = {h})"),
-                    instance.do_step(t, h, true),
-                )?;
-            }
-            Slave::Fmi3 { instance, .. } => {
-                let mut event_handling_needed = true;
-                let mut terminate = true;
-                let mut early_return = true;
-                let mut last_successful_time = f64::NAN;
-                call(
-                    &format!("fmi3DoStep(t = {t}, h = {h})"),
-                    instance.do_step(
-                        t,
-                        h,
-                        true,
-                        &mut event_handling_needed,
-                        &mut terminate,
-                        &mut early_return,
-                        &mut last_successful_time,
-                    ),
-                )?;
-                ensure!(
-                    !event_handling_needed && !terminate && !early_return,
-                    "fmi3DoStep(t = {t}) set eventHandlingNeeded = {event_handling_needed}, \
-                     terminateSimulation = {terminate}, earlyReturn = {early_return} \
-                     (the FMU has no events and no early return)"
-                );
-                ensure!(
-                    (last_successful_time - (t + h)).abs() <= 1e-9 * (t + h).abs().max(1.0),
-                    "fmi3DoStep(t = {t}, h = {h}) returned lastSuccessfulTime = \
-                     {last_successful_time}, expected {}",
-                    t + h
-                );
-            }
-        }
-        Ok(())
-    }
-
-    fn terminate(&mut self) -> Result<()> {
-        match &mut self.slave {
-            Slave::Fmi2 { instance, .. } => {
-                call("fmi2Terminate", Fmi2Common::terminate(instance.as_mut()))?;
-            }
-            Slave::Fmi3 { instance, .. } => {
-                call("fmi3Terminate", Fmi3Common::terminate(instance.as_mut()))?;
-            }
+        let report: StepReport = self.slave.do_step(t, h)?;
+        if self.version() == FmiVersion::Fmi3 {
+            let StepReport {
+                event_handling_needed,
+                terminate_simulation: terminate,
+                early_return,
+                last_successful_time,
+            } = report;
+            ensure!(
+                !event_handling_needed && !terminate && !early_return,
+                "fmi3DoStep(t = {t}) set eventHandlingNeeded = {event_handling_needed}, \
+                 terminateSimulation = {terminate}, earlyReturn = {early_return} \
+                 (the FMU has no events and no early return)"
+            );
+            ensure!(
+                (last_successful_time - (t + h)).abs() <= 1e-9 * (t + h).abs().max(1.0),
+                "fmi3DoStep(t = {t}, h = {h}) returned lastSuccessfulTime = \
+                 {last_successful_time}, expected {}",
+                t + h
+            );
         }
         Ok(())
     }
@@ -447,7 +146,8 @@ fn run_scenario(
     let mut output_vrs = Vec::new();
     for name in OUTPUTS {
         let v = fmu
-            .description
+            .slave
+            .description()
             .variable_by_name(name)
             .ok_or_else(|| anyhow!("no output `{name}`"))?;
         ensure!(
@@ -461,31 +161,32 @@ fn run_scenario(
     // Instantiated: parameters and inputs at t = 0.
     for (name, value) in &scenario.scenario.parameters {
         match value {
-            serde_json::Value::Bool(b) => fmu.set_boolean(name, *b)?,
+            serde_json::Value::Bool(b) => fmu.slave.set_boolean(name, *b)?,
             serde_json::Value::Number(n) => {
                 let x = n.as_f64().context("parameter is not an f64")?;
-                fmu.set_real(name, x)?
+                fmu.slave.set_real(name, x)?
             }
             other => bail!("parameter `{name}` has an unsupported value {other}"),
         }
     }
     for name in &input_names {
         let u = scenario.inputs.interpolate(name, 0.0)?;
-        fmu.set_real(name, u)?;
+        fmu.slave.set_real(name, u)?;
     }
 
-    fmu.enter_initialization(experiment.tolerance, stop)?;
+    fmu.slave
+        .enter_initialization(experiment.tolerance, 0.0, Some(stop))?;
     // Getters are allowed from Initialization Mode on (not when only
     // instantiated): the Boolean parameters must read back as set.
     for (name, value) in &scenario.scenario.parameters {
         if let serde_json::Value::Bool(b) = value {
             ensure!(
-                fmu.get_boolean(name)? == *b,
+                fmu.slave.get_boolean(name)? == *b,
                 "{version}: `{name}` does not read back as {b}"
             );
         }
     }
-    fmu.exit_initialization()?;
+    fmu.slave.exit_initialization()?;
 
     let steps = (stop / step).round() as usize;
     ensure!(
@@ -512,18 +213,18 @@ fn run_scenario(
             }
         }
     };
-    fmu.get_reals(&output_vrs, &mut values)?;
+    fmu.slave.get_reals(&output_vrs, &mut values)?;
     record(&mut run, 0.0, &values);
     for k in 0..steps {
         // Communication points as k * h, not a running sum.
         let t = k as f64 * step;
         for name in &input_names {
             let u = scenario.inputs.interpolate(name, t)?;
-            fmu.set_real(name, u)?;
+            fmu.slave.set_real(name, u)?;
         }
         fmu.do_step(t, step)?;
         let t_next = (k + 1) as f64 * step;
-        fmu.get_reals(&output_vrs, &mut values)?;
+        fmu.slave.get_reals(&output_vrs, &mut values)?;
         if let Some(bad) = values.iter().position(|v| !v.is_finite()) {
             bail!(
                 "{version}: {} = {} at t = {t_next} s",
@@ -538,7 +239,8 @@ fn run_scenario(
         .zip(&values)
         .map(|(n, v)| (n.to_string(), *v))
         .collect();
-    fmu.terminate()?;
+    fmu.slave.terminate()?;
+    fmu.slave.free();
     Ok(run)
 }
 

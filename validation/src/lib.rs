@@ -2,6 +2,7 @@
 //! the error metrics every check and benchmark reports.
 
 use anyhow::{Context, Result, bail};
+pub mod fmi_master;
 pub mod fmu3;
 pub mod freq;
 

@@ -1,0 +1,678 @@
+//! `fmi-runner`: the in-Rust FMI master of the validation harness (master
+//! `fmi-rs`), built on the `fmi` crate through `validation::fmi_master`.
+//!
+//! ```text
+//! fmi-runner --fmu PATH --scenario DIR --step H --out RESULT.csv --fmi-version 2|3
+//! ```
+//!
+//! It follows the runner protocol of `validation/python/harness/README.md`:
+//! reads `DIR/scenario.json`, the `.opt` options and the inputs file; loads
+//! and instantiates the FMU for Co-Simulation; sets the scenario's parameters
+//! (FMI 3 structural parameters in Configuration Mode) and the inputs
+//! u(t_0) before leaving Initialization Mode; steps on the grid
+//! t_k = StartTime + k H (k = 0..N, N = round((StopTime - StartTime) / H)),
+//! setting u(t_k) before each `doStep(t_k, H)`; writes `time` and every
+//! scenario signal at t_0 and after each step with full double precision.
+//!
+//! Exit status: 0 result written; 3 the FMU is of a kind this master does
+//! not run; 4 the FMU could not be loaded or instantiated (rejected); 1 the
+//! run failed after instantiation (the rows recorded so far are written).
+//! The last stdout line names the outcome. Messages the FMU logs go to
+//! stderr. Nothing here knows a model.
+
+use anyhow::{Context, Result, anyhow, bail, ensure};
+use clap::Parser;
+use model_description::{ParsedType, ParsedVariable};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+use validation::fmi_master::{FmiVersion, Fmu, LoadError, Slave, Value};
+
+/// The master's name in the harness and in every line it prints.
+const MASTER: &str = "fmi-rs";
+
+/// Command line of the runner protocol.
+#[derive(Debug, Parser)]
+#[command(
+    name = "fmi-runner",
+    about = "Run one FMU through one validation scenario in the in-Rust FMI master \
+             (fmi crate); protocol in validation/python/harness/README.md"
+)]
+struct Args {
+    /// The .fmu archive.
+    #[arg(long)]
+    fmu: PathBuf,
+    /// The scenario folder (with scenario.json).
+    #[arg(long)]
+    scenario: PathBuf,
+    /// Communication step size H, s.
+    #[arg(long)]
+    step: f64,
+    /// The result CSV to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// The FMI major version the FMU is expected to have.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=3))]
+    fmi_version: Option<u32>,
+}
+
+/// How a run ended, other than with a written result.
+enum Outcome {
+    /// Exit 3: the master cannot run this FMU.
+    NotSupported(String),
+    /// Exit 4: the FMU could not be loaded or instantiated.
+    Rejected(String),
+    /// Exit 1: the run failed after instantiation (or the scenario is
+    /// unusable).
+    Failed(anyhow::Error),
+}
+
+impl From<LoadError> for Outcome {
+    fn from(error: LoadError) -> Self {
+        match error {
+            LoadError::NotSupported(why) => Outcome::NotSupported(why),
+            LoadError::Rejected(why) => Outcome::Rejected(why),
+        }
+    }
+}
+
+impl From<anyhow::Error> for Outcome {
+    fn from(error: anyhow::Error) -> Self {
+        Outcome::Failed(error)
+    }
+}
+
+/// `scenario.json` `interpolation`: how inputs are sampled between rows of
+/// the inputs file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Interpolation {
+    /// The value of the last row at or before t.
+    Step,
+    /// Linear between that row and the next (Real inputs only).
+    Linear,
+}
+
+/// The `.opt` file: experiment start and stop (s) and relative tolerance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Options {
+    start_time: f64,
+    stop_time: f64,
+    rel_tol: Option<f64>,
+}
+
+/// The inputs file: `time` then one column per FMU input (SI).
+#[derive(Debug, Clone, PartialEq)]
+struct InputTable {
+    names: Vec<String>,
+    time: Vec<f64>,
+    /// One column per name, aligned with `time`.
+    columns: Vec<Vec<f64>>,
+}
+
+/// What the runner reads from a scenario folder.
+#[derive(Debug)]
+struct Scenario {
+    /// `<Model>/<scenario>`.
+    key: String,
+    parameters: Vec<(String, serde_json::Value)>,
+    signals: Vec<String>,
+    interpolation: Interpolation,
+    options: Options,
+    inputs: InputTable,
+}
+
+/// Reads `Key, value` lines (blank lines and `#` comments skipped).
+fn parse_options(path: &Path) -> Result<Options> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut values = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = line.split_once(',').unwrap_or((line, ""));
+        let value: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| anyhow!("{}: bad line {line:?}", path.display()))?;
+        values.insert(key.trim().to_string(), value);
+    }
+    let get = |key: &str| {
+        values
+            .get(key)
+            .copied()
+            .ok_or_else(|| anyhow!("{}: missing {key}", path.display()))
+    };
+    let options = Options {
+        start_time: get("StartTime")?,
+        stop_time: get("StopTime")?,
+        rel_tol: values.get("RelTol").copied(),
+    };
+    get("StepSize")?;
+    ensure!(
+        options.stop_time > options.start_time,
+        "{}: need StopTime > StartTime",
+        path.display()
+    );
+    Ok(options)
+}
+
+/// Reads a numeric CSV table (`true`/`false` read as 1/0, `#` lines skipped).
+fn read_inputs(path: &Path) -> Result<InputTable> {
+    let mut reader = csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .from_path(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let header: Vec<String> = reader.headers()?.iter().map(str::to_owned).collect();
+    ensure!(!header.is_empty(), "{}: no header", path.display());
+    let names = header[1..].to_vec();
+    let mut time = Vec::new();
+    let mut columns = vec![Vec::new(); names.len()];
+    for (row, record) in reader.records().enumerate() {
+        let record = record.with_context(|| format!("{}: row {}", path.display(), row + 2))?;
+        ensure!(
+            record.len() == header.len(),
+            "{}: row {} has {} values for {} columns",
+            path.display(),
+            row + 2,
+            record.len(),
+            header.len()
+        );
+        for (i, cell) in record.iter().enumerate() {
+            let value = match cell.to_ascii_lowercase().as_str() {
+                "true" => 1.0,
+                "false" => 0.0,
+                _ => cell.parse::<f64>().map_err(|_| {
+                    anyhow!(
+                        "{}: row {}: not a number: {cell:?}",
+                        path.display(),
+                        row + 2
+                    )
+                })?,
+            };
+            if i == 0 {
+                time.push(value);
+            } else {
+                columns[i - 1].push(value);
+            }
+        }
+    }
+    ensure!(
+        time.windows(2).all(|w| w[1] >= w[0]),
+        "{}: input times must be non-decreasing",
+        path.display()
+    );
+    ensure!(
+        names.is_empty() || !time.is_empty(),
+        "{}: no rows",
+        path.display()
+    );
+    Ok(InputTable {
+        names,
+        time,
+        columns,
+    })
+}
+
+impl InputTable {
+    /// Input `column` at time `t` by the harness's rule: the last row whose
+    /// time is <= t + 1e-9 H (of equal times, the later row); with `linear`,
+    /// interpolated towards the next row; before the first row the first
+    /// value, after the last row the last value.
+    fn sample(&self, column: usize, t: f64, step: f64, linear: bool) -> f64 {
+        let values = &self.columns[column];
+        let eps = 1e-9 * step;
+        let after = self.time.partition_point(|&ti| ti <= t + eps);
+        let Some(i) = after.checked_sub(1) else {
+            return values[0];
+        };
+        if i == self.time.len() - 1 || !linear || self.time[i] >= t - eps {
+            return values[i];
+        }
+        let w = (t - self.time[i]) / (self.time[i + 1] - self.time[i]);
+        values[i] + w * (values[i + 1] - values[i])
+    }
+}
+
+/// Reads `DIR/scenario.json` and the options and inputs files it names.
+fn read_scenario(dir: &Path) -> Result<Scenario> {
+    let spec_path = dir.join("scenario.json");
+    let text = std::fs::read_to_string(&spec_path)
+        .with_context(|| format!("cannot read {}", spec_path.display()))?;
+    let spec: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("cannot parse {}", spec_path.display()))?;
+    let spec = spec
+        .as_object()
+        .ok_or_else(|| anyhow!("{}: not a JSON object", spec_path.display()))?;
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let folder_name = |p: Option<&Path>| {
+        p.and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let parent_name = folder_name(absolute.parent());
+    let text_field = |key: &str, default: &str| -> Result<String> {
+        match spec.get(key) {
+            None => Ok(default.to_string()),
+            Some(serde_json::Value::String(s)) => Ok(s.clone()),
+            Some(other) => bail!(
+                "{}: {key} must be a string, not {other}",
+                spec_path.display()
+            ),
+        }
+    };
+    let model = text_field("model", &parent_name)?;
+    ensure!(
+        model == parent_name,
+        "{}: model {model:?} but the folder is {parent_name:?}",
+        spec_path.display()
+    );
+    let name = text_field("scenario", &folder_name(Some(&absolute)))?;
+    let interpolation = match text_field("interpolation", "step")?.as_str() {
+        "step" => Interpolation::Step,
+        "linear" => Interpolation::Linear,
+        other => bail!(
+            "{}: interpolation must be \"step\" or \"linear\", not {other:?}",
+            spec_path.display()
+        ),
+    };
+    let parameters = match spec.get("parameters") {
+        None => Vec::new(),
+        Some(serde_json::Value::Object(map)) => {
+            map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        }
+        Some(other) => bail!(
+            "{}: parameters must be an object, not {other}",
+            spec_path.display()
+        ),
+    };
+    let signals: Vec<String> = match spec.get("signals") {
+        Some(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    ensure!(
+        !signals.is_empty(),
+        "{}: no signals to compare",
+        spec_path.display()
+    );
+    let options = parse_options(&dir.join(text_field("options", &format!("{model}_ref.opt"))?))?;
+    let inputs = read_inputs(&dir.join(text_field("inputs", &format!("{model}_in.csv"))?))?;
+    Ok(Scenario {
+        key: format!("{model}/{name}"),
+        parameters,
+        signals,
+        interpolation,
+        options,
+        inputs,
+    })
+}
+
+/// An input of the FMU fed from one column of the inputs file.
+struct Input {
+    column: usize,
+    variable: ParsedVariable,
+    linear: bool,
+}
+
+/// The recorded result: `time` then the scenario's signals.
+struct Recorder {
+    header: Vec<String>,
+    rows: Vec<Vec<f64>>,
+}
+
+impl Recorder {
+    /// Appends the row at communication point `t`: every signal read from
+    /// the FMU (Reals in one call).
+    fn record(&mut self, slave: &mut Slave, t: f64, signals: &[ParsedVariable]) -> Result<()> {
+        let mut row = vec![t; 1 + signals.len()];
+        let reals: Vec<(usize, u32)> = signals
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.kind == ParsedType::Real)
+            .map(|(i, v)| (i, v.value_reference))
+            .collect();
+        let vrs: Vec<u32> = reals.iter().map(|&(_, vr)| vr).collect();
+        let mut values = vec![0.0; vrs.len()];
+        slave
+            .get_reals(&vrs, &mut values)
+            .with_context(|| format!("getting the outputs at t = {t} s"))?;
+        for (&(i, _), value) in reals.iter().zip(values) {
+            row[1 + i] = value;
+        }
+        for (i, v) in signals.iter().enumerate() {
+            if v.kind != ParsedType::Real {
+                row[1 + i] = slave
+                    .get_value(v.value_reference, &v.kind)
+                    .with_context(|| format!("getting `{}` at t = {t} s", v.name))?
+                    .as_f64();
+            }
+        }
+        self.rows.push(row);
+        Ok(())
+    }
+
+    /// Writes the CSV: header, then each row with the shortest decimal form
+    /// that reads back to the same double.
+    fn write(&self, path: &Path) -> Result<()> {
+        if let Some(parent) = path.parent()
+            && !parent.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        let mut writer = csv::Writer::from_path(path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        writer.write_record(&self.header)?;
+        for row in &self.rows {
+            writer.write_record(row.iter().map(|x| format!("{x:?}")))?;
+        }
+        writer.flush()?;
+        Ok(())
+    }
+}
+
+/// Sets every input to u(t).
+fn set_inputs(
+    slave: &mut Slave,
+    inputs: &[Input],
+    table: &InputTable,
+    t: f64,
+    step: f64,
+) -> Result<()> {
+    for input in inputs {
+        let u = table.sample(input.column, t, step, input.linear);
+        let value = Value::from_f64(&input.variable, u)?;
+        slave
+            .set_value(input.variable.value_reference, value)
+            .with_context(|| {
+                format!("setting input `{}` = {u} at t = {t} s", input.variable.name)
+            })?;
+    }
+    Ok(())
+}
+
+/// The whole run; rows recorded before a failure stay in `recorder`.
+fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
+    let started = Instant::now();
+    let h = args.step;
+    if !(h.is_finite() && h > 0.0) {
+        return Err(anyhow!("--step {h}: the step size must be > 0").into());
+    }
+    let scenario = read_scenario(&args.scenario).context("scenario unusable")?;
+    let expected = args.fmi_version.and_then(FmiVersion::from_major);
+    let fmu = Fmu::load(&args.fmu, expected)?;
+    for note in fmu.notes() {
+        println!("[{MASTER}] note: {note}");
+    }
+
+    // Scenario and FMU must agree on names before anything is instantiated.
+    let inputs = scenario
+        .inputs
+        .names
+        .iter()
+        .enumerate()
+        .map(|(column, name)| {
+            let variable = fmu.variable(name).with_context(|| {
+                format!("input `{name}` of the inputs file is not a variable of the FMU")
+            })?;
+            Ok(Input {
+                column,
+                linear: scenario.interpolation == Interpolation::Linear
+                    && variable.kind == ParsedType::Real,
+                variable: variable.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let parameters = scenario
+        .parameters
+        .iter()
+        .map(|(name, json)| {
+            let variable = fmu.variable(name).with_context(|| {
+                format!("parameter `{name}` of scenario.json is not a variable of the FMU")
+            })?;
+            Ok((name.clone(), Value::from_json(variable, json)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let signals = scenario
+        .signals
+        .iter()
+        .map(|name| {
+            let variable = fmu.variable(name).with_context(|| {
+                format!("signal `{name}` of scenario.json is not a variable of the FMU")
+            })?;
+            ensure!(
+                !matches!(variable.kind, ParsedType::Other(_)),
+                "signal `{name}` has type {:?}, not a number",
+                variable.kind
+            );
+            Ok(variable.clone())
+        })
+        .collect::<Result<Vec<_>>>()?;
+    recorder.header = std::iter::once("time".to_string())
+        .chain(scenario.signals.iter().cloned())
+        .collect();
+
+    // The communication grid, each point computed from k.
+    let Options {
+        start_time,
+        stop_time,
+        rel_tol,
+    } = scenario.options;
+    let n = ((stop_time - start_time) / h).round();
+    if !(1.0..1e9).contains(&n) {
+        return Err(anyhow!(
+            "{} s to {} s at a step of {h} s is {n} steps",
+            start_time,
+            stop_time
+        )
+        .into());
+    }
+    let n = n as u64;
+    let t_at = |k: u64| start_time + k as f64 * h;
+    let stop = t_at(n);
+    println!(
+        "[{MASTER}] {} ({}), scenario {}, step {h} s, {n} steps",
+        args.fmu.file_name().map_or_else(
+            || args.fmu.display().to_string(),
+            |f| f.to_string_lossy().into()
+        ),
+        fmu.version(),
+        scenario.key
+    );
+
+    let instance_name = fmu.description().model_name.clone();
+    let mut slave = fmu.instantiate(&instance_name, false)?;
+    slave
+        .set_start_values(&parameters)
+        .context("setting the scenario's parameters")?;
+    slave.enter_initialization(rel_tol, start_time, Some(stop))?;
+    set_inputs(&mut slave, &inputs, &scenario.inputs, start_time, h)?;
+    slave.exit_initialization()?;
+    recorder.record(&mut slave, start_time, &signals)?;
+    for k in 0..n {
+        let t = t_at(k);
+        set_inputs(&mut slave, &inputs, &scenario.inputs, t, h)?;
+        let report = slave.do_step(t, h)?;
+        if report.terminate_simulation {
+            return Err(anyhow!(
+                "doStep(t = {t}, h = {h}) asked to terminate the simulation (lastSuccessfulTime {})",
+                report.last_successful_time
+            )
+            .into());
+        }
+        if !report.reached(t, h) {
+            return Err(anyhow!(
+                "doStep(t = {t}, h = {h}) did not reach {}: lastSuccessfulTime {}, earlyReturn {}",
+                t + h,
+                report.last_successful_time,
+                report.early_return
+            )
+            .into());
+        }
+        recorder.record(&mut slave, t_at(k + 1), &signals)?;
+    }
+    slave.terminate()?;
+    slave.free();
+    recorder.write(&args.out)?;
+    println!(
+        "[{MASTER}] wrote {} rows to {} in {:.2} s",
+        recorder.rows.len(),
+        args.out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Shows what the FMU logs (through the `fmi` crate's callbacks, which
+/// forward to the `log` crate) and the crate's own warnings on stderr.
+struct StderrLogger;
+
+impl log::Log for StderrLogger {
+    fn enabled(&self, _: &log::Metadata) -> bool {
+        true
+    }
+
+    fn log(&self, record: &log::Record) {
+        // The fmi crate's FMI 3 callback logs from module "fmu" with the
+        // category as target; its FMI 2 callback from "logger" with the
+        // instance name as target.
+        match record.module_path() {
+            Some("fmu" | "logger") => {
+                eprintln!(
+                    "[fmu {}] {}: {}",
+                    record.level(),
+                    record.target(),
+                    record.args()
+                )
+            }
+            _ if record.level() <= log::Level::Warn => {
+                eprintln!("[{} {}] {}", record.target(), record.level(), record.args())
+            }
+            _ => {}
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+static LOGGER: StderrLogger = StderrLogger;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    if log::set_logger(&LOGGER).is_ok() {
+        log::set_max_level(log::LevelFilter::Warn);
+    }
+    let mut recorder = Recorder {
+        header: Vec::new(),
+        rows: Vec::new(),
+    };
+    match run(&args, &mut recorder) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Outcome::NotSupported(why)) => {
+            println!("[{MASTER}] NOT SUPPORTED: {why}");
+            ExitCode::from(3)
+        }
+        Err(Outcome::Rejected(why)) => {
+            println!("[{MASTER}] REJECTED: {why}");
+            ExitCode::from(4)
+        }
+        Err(Outcome::Failed(error)) => {
+            if !recorder.rows.is_empty() && recorder.write(&args.out).is_ok() {
+                println!(
+                    "[{MASTER}] wrote the {} rows recorded before the failure",
+                    recorder.rows.len()
+                );
+            }
+            println!("[{MASTER}] FAILED: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(time: &[f64], u: &[f64]) -> InputTable {
+        InputTable {
+            names: vec!["u".into()],
+            time: time.to_vec(),
+            columns: vec![u.to_vec()],
+        }
+    }
+
+    #[test]
+    fn inputs_follow_the_harness_sampling_rule() {
+        // A step at t = 1 (time appears twice), a ramp from 2 to 3.
+        let t = table(&[0.0, 1.0, 1.0, 2.0, 3.0], &[0.0, 0.0, 5.0, 5.0, 8.0]);
+        let h = 0.5;
+        assert_eq!(t.sample(0, -1.0, h, true), 0.0);
+        assert_eq!(t.sample(0, 0.5, h, true), 0.0);
+        // At the discontinuity the later row wins, also a hair before it.
+        assert_eq!(t.sample(0, 1.0, h, false), 5.0);
+        assert_eq!(t.sample(0, 1.0 - 1e-12, h, false), 5.0);
+        assert_eq!(t.sample(0, 2.5, h, false), 5.0);
+        assert_eq!(t.sample(0, 2.5, h, true), 6.5);
+        assert_eq!(t.sample(0, 9.0, h, true), 8.0);
+    }
+
+    #[test]
+    fn options_and_inputs_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let opt = dir.path().join("M_ref.opt");
+        std::fs::write(
+            &opt,
+            "# comment\nStartTime, 0.5\nStopTime, 2.0\nStepSize, 1e-3\nRelTol, 1e-6\n",
+        )
+        .unwrap();
+        assert_eq!(
+            parse_options(&opt).unwrap(),
+            Options {
+                start_time: 0.5,
+                stop_time: 2.0,
+                rel_tol: Some(1e-6)
+            }
+        );
+        std::fs::write(&opt, "StartTime, 0\nStopTime, 1\n").unwrap();
+        assert!(parse_options(&opt).is_err());
+
+        let csv = dir.path().join("M_in.csv");
+        std::fs::write(&csv, "time,u,on\n0.0,1.5,false\n# note\n1.0, 2.5 ,true\n").unwrap();
+        let t = read_inputs(&csv).unwrap();
+        assert_eq!(t.names, ["u", "on"]);
+        assert_eq!(t.time, [0.0, 1.0]);
+        assert_eq!(t.columns, [vec![1.5, 2.5], vec![0.0, 1.0]]);
+        std::fs::write(&csv, "time,u\n1.0,1\n0.0,2\n").unwrap();
+        assert!(read_inputs(&csv).is_err());
+    }
+
+    #[test]
+    fn results_are_written_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sub/result.csv");
+        let values = [
+            0.1,
+            1.0 / 3.0,
+            6666666.666666667,
+            4.0557786759736114e-5,
+            -0.0,
+        ];
+        let recorder = Recorder {
+            header: vec!["time".into(), "x".into()],
+            rows: values.iter().map(|&x| vec![x, x]).collect(),
+        };
+        recorder.write(&out).unwrap();
+        let text = std::fs::read_to_string(&out).unwrap();
+        let back: Vec<f64> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(back.len(), values.len());
+        for (a, b) in back.iter().zip(values) {
+            assert_eq!(a.to_bits(), b.to_bits());
+        }
+    }
+}
