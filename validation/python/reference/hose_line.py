@@ -78,13 +78,11 @@ START_TIME = 0.0  # s
 STOP_TIME = 0.2  # s
 STEP_SIZE = 1e-4  # s, output (communication) step
 STEPS_PER_SECOND = 10000  # 1 / STEP_SIZE, to build the grid as k / 10000
-OPT_REL_TOL = 1e-6  # tolerance written to the .opt file for the masters
+OPT_REL_TOL = 1e-7  # tolerance written to the .opt file (the bounds need <= 1e-7, see check_achievable)
 RADAU_RTOL = 1e-10
 CVODE_RTOL = 1e-10
-REFINED_RTOL = 1e-12
 ATOL_P = 1e-3  # Pa (states ~1e7 Pa: rtol * |p| = 1e-3 Pa at rtol 1e-10)
 ATOL_Q = 1e-14  # m3/s (flows ~5e-4 m3/s)
-ATOL_REFINED = 1e-2  # factor on ATOL_* for the rtol 1e-12 run
 
 # Bounds: the target is a relative RMS error of 0.1 % of the DEVIATION of
 # each output from its operating-point value (see bounds()).
@@ -94,7 +92,7 @@ CROSSCHECK_FRACTION = 0.1  # the two solvers must agree within a tenth of each b
 CHECK_LIMIT = 1e-9  # --check: largest change of a committed trace (of its deviation scale)
 
 # Relative accuracy asked of the frequency numbers (shooting, peak search).
-SHOOT_TOL = 1e-9
+SHOOT_RTOL = 1e-9  # CVODE tolerance of the shooting integrations
 
 
 # --------------------------------------------------------------------------
@@ -228,14 +226,6 @@ FORMS = {
     "Y": (("p1", "p2"), ("Q1", "Q2")),
     "Z": (("Q1", "Q2"), ("p1", "p2")),
 }
-
-
-def _interleave(a, b):
-    """[a0, b0, a1, b1, ...] (+ a_last when a has one more row), rows along axis 0."""
-    out = np.empty((a.shape[0] + b.shape[0],) + a.shape[1:], dtype=np.result_type(a, b))
-    out[0::2] = a
-    out[1::2] = b
-    return out
 
 
 class Hose:
@@ -537,7 +527,8 @@ class Trace:
     stats: dict = field(default_factory=dict)
 
 
-def _eval_times(t_out, a, b, last):
+def _eval_times(t_out, a, b):
+    """Output times in [a, b), and those plus b (Radau's t_eval)."""
     inside = t_out[(t_out >= a) & (t_out < b)]
     return inside, np.append(inside, b) if (len(inside) == 0 or inside[-1] != b) else inside
 
@@ -545,8 +536,8 @@ def _eval_times(t_out, a, b, last):
 def solve_radau(model: Hose, pieces, y0, t_out, rtol=RADAU_RTOL, atol_factor=1.0) -> Trace:
     y = np.array(y0, dtype=float)
     rows, stats = [], {"nfev": 0, "njev": 0, "nlu": 0}
-    for k, (a, b, u) in enumerate(pieces):
-        inside, t_eval = _eval_times(t_out, a, b, k == len(pieces) - 1)
+    for a, b, u in pieces:
+        inside, t_eval = _eval_times(t_out, a, b)
         sol = solve_ivp(
             lambda t, yy: model.rhs(yy, u), (a, b), y, method="Radau", t_eval=t_eval,
             rtol=rtol, atol=model.atol * atol_factor, jac=lambda t, yy: model.jac(yy, u),
@@ -580,7 +571,7 @@ def solve_cvode(model: Hose, pieces, y0, t_out, rtol=CVODE_RTOL) -> Trace:
     y = np.array(y0, dtype=float)
     rows, stats = [], {"nfev": 0, "njev": 0, "steps": 0}
     for a, b, u in pieces:
-        inside, _ = _eval_times(t_out, a, b, False)
+        inside, _ = _eval_times(t_out, a, b)
         tspan = np.unique(np.concatenate([[a], inside, [b]]))
 
         rhs, jacfn = _cvode_functions(model, u)
@@ -671,7 +662,7 @@ class Orbit:
 
 
 def periodic_orbit(model: Hose, y_ss, u_ss, input_index: int, amplitude: float, freq: float,
-                   guess=None, rtol=CVODE_RTOL, samples=4000) -> Orbit:
+                   guess=None, rtol=SHOOT_RTOL, samples=4000) -> Orbit:
     """Periodic steady state under u = u_ss + amplitude sin(2 pi f t) e_input,
     by shooting: y0 = Phi_T(y0), solved with Broyden's method started from
     the monodromy matrix of the linearisation, exp(A T). Without a guess the
@@ -698,7 +689,7 @@ def periodic_orbit(model: Hose, y_ss, u_ss, input_index: int, amplitude: float, 
         f = residual(y)
         jac = jac0.copy()
         it = 0
-        while np.max(np.abs(f)) > 1e-8:
+        while np.max(np.abs(f)) > 100.0 * rtol:  # of the scale: 1 Pa, 5e-11 m3/s at rtol 1e-9
             if it >= 60:
                 raise RuntimeError(f"shooting did not converge at {freq} Hz (residual {np.max(np.abs(f)):.2e})")
             dz = np.linalg.solve(jac, -f)
@@ -852,7 +843,23 @@ PAPER_NUMBERS = {
 # Card numbers this reference does not reproduce: what it gets instead (same
 # digit convention; a change of our value fails the check, so this table
 # stays true) and why. Filled in from the runs; see hose_line_NOTES.md.
-CARD_DISCREPANCIES: dict[tuple[str, str], tuple[str, str]] = {}
+_N7 = ("the n = 7 chain of N2 gives a first mode 0.3-0.5 % higher and 0.2 dB less peaked than the card's "
+       "table in both x_ref variants, while every n = 1 number agrees; not explained by p_m choice (< 0.02 Hz), "
+       "hysteresis (b = 2e-5: +0.04 dB, 0.00 Hz at n = 1) or the peak search; see hose_line_NOTES.md")
+CARD_DISCREPANCIES: dict[tuple[str, str], tuple[str, str]] = {
+    ("default", "step_p1_hz_n7"): ("99.9", "fit 99.95 Hz, post-step eigenfrequency 99.94 Hz; " + _N7),
+    ("as_stated", "step_p1_hz_n7"): ("38.2", "fit 38.25 Hz, post-step eigenfrequency 38.24 Hz; " + _N7),
+    ("default", "H_n7_p1_resonance_hz"): ("97.8", "flat peak: 97.5 Hz is 0.03 dB below it; " + _N7),
+    ("as_stated", "H_n7_p1_resonance_hz"): ("38.1", "very flat peak: 37.9 Hz is 0.01 dB below it; " + _N7),
+    ("default", "H_n7_p1_ratio_db"): ("26.6", _N7),
+    ("as_stated", "H_n7_p1_ratio_db"): ("18.7", _N7),
+    ("default", "H_n1_p1_ratio_db"): (
+        "23.9", "max|p1 - mean| over whole periods of the periodic state; half the peak-to-peak gives 23.66 dB "
+                "(= the card's 23.7), and a mean over a non-whole number of periods biases it by up to -0.23 dB"),
+    ("default", "H_n1_p1_ratio_db_A1e4"): (
+        "25.1", "at A = 1e4 Pa the model is linear (linearisation: 25.08 dB); the card's 25.9 dB would need ~10 % "
+                "less damping; the amplitude dependence is 25.09 -> 23.91 dB here"),
+}
 
 
 def agrees_to_card(value: float, card: str) -> tuple[bool, str]:
@@ -1062,23 +1069,29 @@ def frequency_numbers(variant: str, log=print, amplitude: float = 3e5) -> dict:
 
 
 def confirm_by_time_simulation(variant: str, f: float, amplitude: float, expected_db: float,
-                               checks: Checks) -> None:
+                               checks: Checks, periods: int = 64) -> None:
     """Independent confirmation of the HoseH n = 1 resonance amplitude: a
-    plain SciPy Radau run from the steady state, sinusoidal p2 for 1.0 s (the
-    transient decays as exp(-18.6 t)), amplitude of p1 over the last 0.1 s."""
+    plain SciPy Radau run from the steady state with sinusoidal p2 for
+    ``periods`` periods (0.6 s: the transient decays as exp(-18.6 t), 1e-5),
+    amplitude of p1 over the last 10 whole periods. (The mean must be taken
+    over whole periods: over 0.9..1.0 s, 10.57 periods, it is biased by
+    ~3 % of the amplitude, -0.23 dB here.)"""
     m = Hose("H", variant_parameters(variant, 1))
     y, u = m.steady_state()
     w = 2 * math.pi * f
+    period = 1.0 / f
     e = np.array([0.0, 1.0])
-    t_eval = np.linspace(0.9, 1.0, 10001)
+    t_end = periods * period
+    t_eval = t_end - 10 * period + np.arange(10 * 1000 + 1) * (period / 1000)
+    t_eval[-1] = t_end
     t0 = time.perf_counter()
-    sol = solve_ivp(lambda t, yy: m.rhs(yy, u + e * amplitude * math.sin(w * t)), (0.0, 1.0), y,
+    sol = solve_ivp(lambda t, yy: m.rhs(yy, u + e * amplitude * math.sin(w * t)), (0.0, t_end), y,
                     method="Radau", rtol=1e-9, atol=m.atol * 10, t_eval=t_eval,
                     jac=lambda t, yy: m.jac(yy, u + e * amplitude * math.sin(w * t)))
-    x = sol.y[0]
+    x = sol.y[0][:-1]
     db = 20 * math.log10(np.max(np.abs(x - x.mean())) / amplitude)
-    checks.add(f"[{variant}] HoseH n = 1 at {f:.4f} Hz: Radau time run (1 s, amplitude of p1 over 0.9..1 s) "
-               "vs shooting", abs(db - expected_db) < 0.01,
+    checks.add(f"[{variant}] HoseH n = 1 at {f:.4f} Hz, A = {amplitude:g} Pa: Radau time run ({periods} periods "
+               "from the steady state, p1 over the last 10) vs shooting", abs(db - expected_db) < 0.005,
                f"{db:.4f} dB vs {expected_db:.4f} dB ({time.perf_counter() - t0:.1f} s)")
 
 
@@ -1133,6 +1146,8 @@ def scenario_parameters(spec: dict) -> dict:
     par = {"n": spec["n"], "b": 0.0}
     if spec["variant"] == "as_stated":
         par["x_ref"] = X_REF_AS_STATED
+    if spec["form"] == "Z":
+        par["p_level"] = P_OP  # initial outlet pressure p2(0): with Q1 = Q2 any level is steady
     return par
 
 
@@ -1168,9 +1183,18 @@ def opt_text() -> str:
 
 
 def round_sig(x: float, digits: int = 2) -> float:
+    """x to ``digits`` significant digits (nearest)."""
     if x == 0 or not math.isfinite(x):
         return x
     return float(f"{x:.{digits - 1}e}")
+
+
+def floor_sig(x: float, digits: int = 2) -> float:
+    """x cut down to ``digits`` significant digits (a bound never above its target)."""
+    if x <= 0 or not math.isfinite(x):
+        return x
+    e = math.floor(math.log10(x)) - digits + 1
+    return float(f"{math.floor(x / 10.0**e * (1 + 1e-12))}e{e}")
 
 
 def signal_metrics(result: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
@@ -1187,11 +1211,11 @@ def bounds(reference: np.ndarray, offset: float) -> dict:
     it gets 0.1 %. max_abs: 0.5 % of the reference's range."""
     dev = float(np.mean(np.abs(reference - offset)))
     allowed_rms = DEVIATION_REL_RMS_PERCENT / 100.0 * dev
-    rel = round_sig(100.0 * allowed_rms / float(np.mean(np.abs(reference))))
+    rel = floor_sig(100.0 * allowed_rms / float(np.mean(np.abs(reference))))
     span = float(np.max(reference) - np.min(reference))
     return {
         "rel_rms_percent": rel,
-        "max_abs": round_sig(MAX_ABS_FRACTION_OF_RANGE * span),
+        "max_abs": floor_sig(MAX_ABS_FRACTION_OF_RANGE * span),
         "offset": float(offset),
         "deviation_rel_rms_percent": DEVIATION_REL_RMS_PERCENT,
         "mean_abs_deviation": round_sig(dev, 4),
@@ -1233,7 +1257,7 @@ def scenario_json(res: ScenarioResult) -> str:
         "analytic": res.analytic,
         "initial_state": {
             "rule": "steady state of the card's equations (kr included) for the inputs at t = 0"
-                    + ("; HoseZ: with Q1 = Q2 every pressure level is steady, the level is p2(0) = 1e7 Pa"
+                    + ("; HoseZ: with Q1 = Q2 every pressure level is steady, the level is p2(0) = p_level = 1e7 Pa"
                        if res.spec["form"] == "Z" else ""),
             "states": dict(zip(res.model.state_names(), (float(v) for v in res.y0))),
         },
@@ -1330,20 +1354,25 @@ def run_scenario(name: str, checks: Checks, log=print) -> ScenarioResult:
     trace_checks = []
     if model.form == "Z":
         trace_checks.append(z_volume_check(name, model, y0, u0, table, radau, checks))
-    if model.form == "H" and spec["n"] == 1:
-        # frequency of the p1 oscillation after the step, on this trace
+    if model.form == "H":
+        # frequency of the p1 oscillation after the step, on this trace (card: step, p1 oscillation)
         y1, u1 = model.steady_state(p_level=P_OP + spec["height"])
         mask = radau.t >= IMPULSE_START
         ev = np.linalg.eigvals(model.jac(y1, u1))
-        ev = ev[ev.imag > 0][0]
+        ev = ev[ev.imag > 0]
+        ev = ev[np.argmin(ev.imag)]
         f_fit, _ = fit_damped_mode(radau.t[mask] - IMPULSE_START, radau.y[mask, 0], ev.imag / (2 * math.pi), -ev.real)
-        key = "step_p1_hz_n1"
-        trace_checks.append({
+        key = f"step_p1_hz_n{spec['n']}"
+        entry = {
             "signal": "p1", "quantity": "frequency of the damped p1 oscillation after the step (Hz)",
-            "method": "least-squares fit c + A exp(-s t) sin(2 pi f t + phi) over 0.01..0.2 s",
-            "value": round(f_fit, 4), "card": float(CARD_NUMBERS[spec["variant"]][key]), "rel_tol": 1e-3,
-        })
-        checks.info(f"{name}: p1 oscillation after the step", f"{f_fit:.4f} Hz (fit on the 1e-4 s grid)")
+            "method": "least-squares fit c + A exp(-s t) sin(2 pi f t + phi) over 0.01..0.2 s of the 1e-4 s grid",
+            "value": round(f_fit, 3), "rel_tol": 1e-3, "card": float(CARD_NUMBERS[spec["variant"]][key]),
+        }
+        if (spec["variant"], key) in CARD_DISCREPANCIES:
+            entry["card_discrepancy"] = CARD_DISCREPANCIES[(spec["variant"], key)][1]
+        trace_checks.append(entry)
+        checks.info(f"{name}: p1 oscillation after the step", f"{f_fit:.4f} Hz (fit on the 1e-4 s grid; "
+                    f"eigenfrequency at the post-step operating point {ev.imag / (2 * math.pi):.4f} Hz)")
 
     if table.interpolation == "linear":
         compare_continuous_input(name, model, table, y0, radau, signals, checks, log)
@@ -1403,23 +1432,25 @@ def compare_continuous_input(name, model, table, y0, radau, signals, checks, log
 
 
 def check_achievable(name, model, pieces, y0, t_out, radau, signals, checks, log) -> None:
-    """Are the bounds reachable by an adaptive implicit method at the .opt
-    tolerance? CVODE BDF at rtol 1e-6 (atol scaled alike) against the reference."""
-    t0 = time.perf_counter()
-    saved = model.atol
-    model.atol = saved * (OPT_REL_TOL / CVODE_RTOL)
-    try:
-        loose = solve_cvode(model, pieces, y0, t_out, rtol=OPT_REL_TOL)
-    finally:
-        model.atol = saved
-    for sig in model.outputs:
-        i = model.output_index(sig)
-        rel, mx = signal_metrics(loose.y[:, i], radau.y[:, i])
-        b = signals[sig]
-        checks.info(f"{name}: CVODE at rtol {OPT_REL_TOL:g} vs the reference, {sig}",
-                    f"rel RMS {rel:.3g} % = {rel / b['rel_rms_percent']:.2f} x bound, max |diff| {mx:.3g} = "
-                    f"{mx / b['max_abs']:.2f} x bound")
-    log(f"  (rtol {OPT_REL_TOL:g} run: {time.perf_counter() - t0:.1f} s)")
+    """Are the bounds reachable by an adaptive implicit method? CVODE BDF at
+    rtol 1e-6 and 1e-7 (atol scaled alike) against the reference, in
+    multiples of each bound (1.0 = just at the bound)."""
+    for rtol in (1e-6, OPT_REL_TOL):
+        t0 = time.perf_counter()
+        saved = model.atol
+        model.atol = saved * (rtol / CVODE_RTOL)
+        try:
+            loose = solve_cvode(model, pieces, y0, t_out, rtol=rtol)
+        finally:
+            model.atol = saved
+        parts = []
+        for sig in model.outputs:
+            i = model.output_index(sig)
+            rel, mx = signal_metrics(loose.y[:, i], radau.y[:, i])
+            b = signals[sig]
+            parts.append(f"{sig} {rel / b['rel_rms_percent']:.2f} x rel-RMS bound, {mx / b['max_abs']:.2f} x max_abs")
+        checks.info(f"{name}: CVODE BDF at rtol {rtol:g} vs the reference",
+                    "; ".join(parts) + f" ({time.perf_counter() - t0:.1f} s)")
 
 
 # --------------------------------------------------------------------------
@@ -1436,11 +1467,17 @@ def frequency_documents(numbers: dict) -> dict[str, dict]:
         "amplitude_Pa": 3e5,
         "operating_point": "Q1 = 5e-4 m3/s (HoseH: constant input; HoseY: steady flow), p2 mean 1e7 Pa",
         "parameters": "card defaults with b = 0 (no wall hysteresis); *_as_stated: x_ref = 4e-4 m",
-        "ratio_definition": "20 log10(max|x - mean(x)| / A) over one period of the periodic steady state "
-                            "(pressures: dB of Pa/Pa; flows: dB of m3/(s Pa), hence about -166 dB)",
-        "method": "nonlinear: periodic orbits by shooting (CVODE BDF rtol 1e-10, Broyden), peak by two "
-                  "parabola fits (0.5 % then 0.05 % spacing); linear: |C (j w I - A)^-1 B| of the "
-                  "linearisation at the steady state, peak to 1e-7 Hz",
+        "ratio_definition": "20 log10(max|x - mean(x)| / A) over one period of the periodic steady state, the "
+                            "mean taken over whole periods (over a non-whole window, e.g. 10.57 periods, it is "
+                            "biased by up to -0.23 dB) (pressures: dB of Pa/Pa; flows: dB of m3/(s Pa), hence "
+                            "about -166 dB)",
+        "method": f"nonlinear: periodic orbits by shooting (CVODE BDF rtol {SHOOT_RTOL:g}, Broyden from the "
+                  "linearisation's monodromy matrix), peak by two parabola fits (0.5 % then 0.05 % spacing); "
+                  "linear: |C (j w I - A)^-1 B| of the linearisation at the steady state, peak to 1e-7 Hz; the "
+                  "HoseH n = 1 peak is confirmed by a plain Radau time run (64 periods)",
+        "conditioning": "the peaks are flat: HoseH n = 7 loses 0.03 dB at 0.25 Hz from the peak (as stated: "
+                        "0.01 dB at 0.2 Hz), so compare resonance frequencies with a tolerance of a few tenths "
+                        "of a Hz and ratios to ~0.05 dB",
         "half_peak_to_peak_db": "the same ratio with (max - min)/2 instead of max|x - mean|, at the same frequency",
     }
     docs = {"HoseH": dict(common, model="HoseH", outputs=["p1", "Q2"]),
@@ -1469,15 +1506,32 @@ def frequency_documents(numbers: dict) -> dict[str, dict]:
             }
             if name.endswith("A1e4"):
                 item["amplitude_Pa"] = 1e4
+            card = {}
+            prefix = key[0] + "_" + key.split("_")[1] + "_"  # H_n1_, H_n7_, Y_n1_
+            suffix_key = "_A1e4" if name.endswith("A1e4") else ""
+            for sig in item["signals"]:
+                for quantity in ("resonance_hz", "ratio_db"):
+                    card_key = f"{prefix}{sig}_{quantity}{suffix_key}"
+                    if card_key in CARD_NUMBERS[variant]:
+                        card[f"{sig}_{quantity}"] = float(CARD_NUMBERS[variant][card_key])
+                        if (variant, card_key) in CARD_DISCREPANCIES:
+                            card[f"{sig}_{quantity}_discrepancy"] = CARD_DISCREPANCIES[(variant, card_key)][1]
+            if card:
+                item["card"] = card
             docs[form][name] = item
     return docs
+
+
+# Informational JSON entries --check does not compare (CVODE's last digits may
+# differ between machines; the cross-check trace itself is compared).
+CHECK_IGNORED_KEYS = {"solver_agreement"}
 
 
 def json_close(a, b, rel=1e-6, path="") -> list[str]:
     """Differences between two JSON values (numbers within rel)."""
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
-        for k in sorted(set(a) | set(b)):
+        for k in sorted((set(a) | set(b)) - CHECK_IGNORED_KEYS):
             if k not in a or k not in b:
                 out.append(f"{path}/{k}: only in {'new' if k in a else 'committed'}")
             else:
@@ -1613,7 +1667,9 @@ def main(argv=None) -> int:
             r = step_response_frequency(variant, n)
             checks.card(variant, f"step_p1_hz_n{n}", r["fit_hz"], "Hz",
                         f"HoseH n = {n} step: p1 oscillation (damped-mode fit; eigenfrequency at the post-step "
-                        f"operating point {r['eig_hz']:.3f} Hz, upward zero crossings {r['upward_crossings_hz']:.3f} Hz)")
+                        f"operating point {r['eig_hz']:.3f} Hz"
+                        + (f", upward zero crossings {r['upward_crossings_hz']:.3f} Hz)" if n == 1 else
+                           "; zero crossings are not usable: the higher modes cross too)"))
 
     names = list(SCENARIOS) if args.scenario == "all" else [] if args.scenario == "none" else [args.scenario]
     for name in names:
