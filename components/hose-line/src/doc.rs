@@ -46,8 +46,8 @@ the wall slope of the paper's eq 30 (k held), C_A the polytropic air compliance.
 L = 4 &rho; l/(&pi; D<sup>2</sup>).</li>
 <li>(H6) kL = kC = (2/&pi;)<sup>1/n</sup> + kn (n &minus; 1), kr = kr1 &minus; kr2 (n &minus; 1); R = kr (RL + RT |Q|).</li>
 <li>(H7) Node: kC C dp/dt = inflow &minus; outflow; branch: kL L dQ/dt = p_up &minus; R(Q) Q &minus; p_down; p_m of a
-segment is the mean of its end pressures (for Y, where the junctions carry no pressure, the
-neighbouring segments' node pressures or the end pressures).</li>
+segment is the mean of its end pressures (for Y, where the junctions between segments carry no
+pressure of their own, a junction's pressure is the mean of the two node pressures beside it).</li>
 </ol>"#;
 
 /// Deviations from the paper and caveats.

@@ -81,6 +81,12 @@ pub struct Boundary {
     pub q2: f64,
 }
 
+/// The weighted points of a segment whose p_m is the mean of two end
+/// pressures.
+fn ends(a: Point, b: Point) -> [(Point, f64); 3] {
+    [(a, 0.5), (b, 0.5), (Point::Inlet, 0.0)]
+}
+
 /// The four causal forms of the card.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
@@ -107,8 +113,9 @@ pub struct Line {
     n_nodes: usize,
     branches: [Branch; MAX_ELEMENTS],
     n_branches: usize,
-    /// The two pressure points whose mean is each segment's p_m.
-    seg_points: [[Point; 2]; MAX_ELEMENTS],
+    /// The pressure points (with weights summing to 1, no point twice)
+    /// whose weighted sum is each segment's mean pressure p_m.
+    seg_points: [[(Point, f64); 3]; MAX_ELEMENTS],
 }
 
 impl Line {
@@ -136,7 +143,7 @@ impl Line {
             n_nodes: 0,
             branches: [branch; MAX_ELEMENTS],
             n_branches: 0,
-            seg_points: [[Point::Inlet, Point::Outlet]; MAX_ELEMENTS],
+            seg_points: [[(Point::Inlet, 0.0); 3]; MAX_ELEMENTS],
         }
     }
 
@@ -156,7 +163,7 @@ impl Line {
                 to,
                 shares: Shares::one(i, 1.0),
             };
-            l.seg_points[i] = [Point::Node(i), to];
+            l.seg_points[i] = ends(Point::Node(i), to);
         }
         l.nodes[0].inlet_flow = 1;
         l.n_nodes = n;
@@ -180,7 +187,7 @@ impl Line {
                 to: Point::Node(i),
                 shares: Shares::one(i, 1.0),
             };
-            l.seg_points[i] = [from, Point::Node(i)];
+            l.seg_points[i] = ends(from, Point::Node(i));
         }
         l.nodes[n - 1].outlet_flow = -1;
         l.n_nodes = n;
@@ -213,20 +220,33 @@ impl Line {
             to: Point::Outlet,
             shares: Shares::one(n - 1, 0.5),
         };
-        // A segment's end pressures: the inlet/outlet pressure, or the
-        // centre pressure of the neighbouring segment across the junction.
+        // A segment's end pressures: the inlet/outlet pressure, or at an
+        // internal junction (no pressure of its own) the mean of the two
+        // node pressures beside it; p_m is the mean of the two ends.
         for i in 0..n {
-            let before = if i == 0 {
-                Point::Inlet
-            } else {
-                Point::Node(i - 1)
+            let mut points = [(Point::Inlet, 0.0); 3];
+            let mut used = 0;
+            let mut add = |p: Point, w: f64| {
+                if let Some(e) = points[..used].iter_mut().find(|e| e.0 == p) {
+                    e.1 += w;
+                } else {
+                    points[used] = (p, w);
+                    used += 1;
+                }
             };
-            let after = if i + 1 < n {
-                Point::Node(i + 1)
+            if i == 0 {
+                add(Point::Inlet, 0.5);
             } else {
-                Point::Outlet
-            };
-            l.seg_points[i] = [before, after];
+                add(Point::Node(i - 1), 0.25);
+                add(Point::Node(i), 0.25);
+            }
+            if i + 1 < n {
+                add(Point::Node(i), 0.25);
+                add(Point::Node(i + 1), 0.25);
+            } else {
+                add(Point::Outlet, 0.5);
+            }
+            l.seg_points[i] = points;
         }
         l.n_nodes = n;
         l.n_branches = n + 1;
@@ -251,7 +271,7 @@ impl Line {
                 to: Point::Node(i + 1),
                 shares: Shares::one(i, 1.0),
             };
-            l.seg_points[i] = [Point::Node(i), Point::Node(i + 1)];
+            l.seg_points[i] = ends(Point::Node(i), Point::Node(i + 1));
         }
         l.n_nodes = n + 1;
         l.n_branches = n;
@@ -283,8 +303,11 @@ impl Line {
 
     /// Mean pressure of segment `s` (card: the mean of its end pressures).
     pub fn mean_pressure(&self, x: &[f64], b: &Boundary, s: usize) -> f64 {
-        let [a, c] = self.seg_points[s];
-        0.5 * (self.pressure(x, b, a) + self.pressure(x, b, c))
+        self.seg_points[s]
+            .iter()
+            .filter(|(_, w)| *w != 0.0)
+            .map(|&(p, w)| w * self.pressure(x, b, p))
+            .sum()
     }
 
     fn segment_states(&self, x: &[f64], b: &Boundary) -> [Option<SegmentState>; MAX_ELEMENTS] {
@@ -318,17 +341,17 @@ impl Line {
             unsafe { seg[s].assume_init_ref() }
         };
         let nb = self.n_nodes;
-        // d(p_m of segment s)/d(node k): 1/2 for each of its points that is that node.
+        // d(p_m of segment s)/d(node k): the weight of that node.
         let dpm = |s: usize, k: usize| -> f64 {
             self.seg_points[s]
                 .iter()
-                .filter(|p| **p == Point::Node(k))
-                .count() as f64
-                * 0.5
+                .filter(|(p, _)| *p == Point::Node(k))
+                .map(|(_, w)| w)
+                .sum()
         };
         let node_cols = |s: usize| {
-            self.seg_points[s].iter().filter_map(|p| match p {
-                Point::Node(k) => Some(*k),
+            self.seg_points[s].iter().filter_map(|&(p, w)| match p {
+                Point::Node(k) if w != 0.0 => Some(k),
                 _ => None,
             })
         };
