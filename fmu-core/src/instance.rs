@@ -589,10 +589,11 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         }
         let configuring = self.phase == Phase::ConfigurationMode;
         let settable_now = match (var.causality, var.variability) {
-            _ if var.structural => match self.version {
-                FmiVersion::Fmi3 => configuring,
-                FmiVersion::Fmi2 => self.phase != Phase::StepMode,
-            },
+            // A structural parameter is fixed for the simulation: settable
+            // until initialization ends (FMI 3 also in Configuration Mode).
+            // FMPy sets it in Instantiated, ecospy in Initialization Mode;
+            // both are parameters with initial = exact to them.
+            _ if var.structural => self.phase != Phase::StepMode,
             _ if configuring => false,
             (Causality::Input, _) => true,
             (Causality::Parameter, Variability::Tunable) => true,
@@ -602,7 +603,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         if !settable_now {
             let why = match var.causality {
                 _ if var.structural => format!(
-                    "is a structural parameter: set it in Configuration Mode, not in {}",
+                    "is a structural parameter and cannot be changed in {}",
                     self.phase.name()
                 ),
                 _ if configuring => {
