@@ -80,7 +80,7 @@ def evaluate_result(scenario: Scenario, result_path, step: float) -> tuple[list[
             continue
         metrics = compare_signal(
             name, result.time, result.column(name), reference.time, reference.column(name),
-            bounds.rel_rms_percent, bounds.max_abs,
+            bounds.rel_rms_percent, bounds.max_abs, bounds.band_outside_percent,
         )
         problems += metrics.problems
         figures.append(metrics.to_json())

@@ -36,6 +36,10 @@ class Bounds:
 
     rel_rms_percent: float  # RMS(result - ref) / mean |ref|, in %
     max_abs: float  # max |result - ref|, in the signal's unit
+    # % of the samples allowed outside FMPy's band (the FMI Cross-Check
+    # criterion); 0 unless the scenario allows a few, e.g. for the spikes of
+    # a piston hitting its stop a sample or two off in time.
+    band_outside_percent: float = 0.0
 
 
 @dataclass
@@ -155,7 +159,11 @@ def load_scenario(folder: Path) -> Scenario:
     signals = {}
     for signal, bounds in spec.get("signals", {}).items():
         try:
-            signals[signal] = Bounds(float(bounds["rel_rms_percent"]), float(bounds["max_abs"]))
+            signals[signal] = Bounds(
+                float(bounds["rel_rms_percent"]),
+                float(bounds["max_abs"]),
+                float(bounds.get("band_outside_percent", 0.0)),
+            )
         except (KeyError, TypeError, ValueError):
             raise ScenarioError(f"{spec_path}: signal {signal!r} needs rel_rms_percent and max_abs") from None
     if not signals:

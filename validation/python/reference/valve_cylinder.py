@@ -22,9 +22,17 @@ How the discontinuities are handled (see valve_cylinder_NOTES.md):
   branch. The K clamps are a hybrid mode (free / held at 0 / held at Kmax)
   with their own events: K reaching 0 or Kmax while free; the unclamped
   K' changing sign while held.
-* Both SciPy Radau (solve_ivp) and SUNDIALS CVODE (BDF, scikit-sundae, its own
-  root finding) integrate the same piecewise system with the analytic
-  Jacobian; their agreement is reported per signal.
+  A switching event fires only once g has crossed zero by a tiny hysteresis
+  (1e-11 m/s for v; see HYSTERESIS), so that a standstill (v = 0 with solver
+  noise around it) does not fire an endless chain of events.
+* Both SciPy Radau (solve_ivp, rtol 1e-10) and SUNDIALS CVODE (BDF,
+  scikit-sundae, its own root finding) integrate the same piecewise system
+  with the analytic Jacobian; their agreement is reported per signal and must
+  be within a tenth of each signal's bound.
+* Independent of the event machinery: explicit Euler on the plain (unlocked)
+  equations at 2e-5 s and 1e-5 s must converge to the reference at first
+  order. The unlocked equations are also solved with CVODE without event
+  location (information only: it releases the K clamp late in (b)).
 
 Per scenario it writes, in the FMI Cross-Check layout,
 ``validation/scenarios/ValveCylinder/<scenario>/``: ``ValveCylinder_in.csv``,
@@ -111,23 +119,39 @@ SIGNALS = ("x", "v", "p1", "p2", "pv", "Qv", "Q1", "Q2", "Q3", "F_mu", "Us")
 # Solver settings.
 RADAU_RTOL = 1e-10
 CVODE_RTOL = 1e-10
-# Absolute tolerance = rtol * this scale (per state): V, V/s, m3/(s Pa^0.5),
-# Pa, Pa, Pa, m, m/s, m.
-ATOL_SCALE = np.array([1.0, 100.0, 1e-9, 1e5, 1e5, 1e5, 1e-2, 1e-2, 1e-4])
+# Absolute tolerances at rtol 1e-10 (scaled with rtol for other rtol), per
+# state: V, V/s, m3/(s Pa^0.5), Pa, Pa, Pa, m (x - anchor), m/s, m. Each one
+# is at or above rtol * |typical value|: SciPy's Radau asks Newton for
+# max(10 eps/rtol, sqrt(rtol)) = 2.2e-5 of (atol + rtol |y|), i.e. ~10 ulp
+# where rtol |y| dominates, and the rounding noise of the RHS (pressures of
+# 1e7 Pa, the spool's Kv wn^2 U - wn^2 Us) then stalls Newton in quasi-static
+# phases (thousands of LU factorisations per 0.1 s). These atol give ~100 ulp
+# and are still 1e-9 of each signal's scale.
+ATOL_REF = np.array([1e-9, 1e-6, 1e-17, 1e-2, 1e-2, 1e-2, 1e-12, 1e-10, 1e-12])
+# Typical magnitudes of the states (finite-difference steps of the Jacobian checks).
+STATE_SCALE = np.array([1.0, 100.0, 1e-9, 1e5, 1e5, 1e5, 1e-2, 1e-2, 1e-4])
+
 MAX_STEP = 2e-3  # s; steps never span two sign changes of a slow switching function
 OPT_REL_TOL = 1e-6  # tolerance written to the .opt file for the masters
 OPT_STEP = 1e-3  # s, StepSize in the .opt file
-# Acceptance: Radau vs CVODE relative RMS must be below a tenth of the
-# tightest bound that uses the signal (x 0.1 %, pv 1 %, others 1 %), in %.
-SIGNAL_BOUNDS = {"x": 0.1, "v": 1.0, "p1": 1.0, "p2": 1.0, "pv": 1.0}
+# Bounds written to scenario.json (relative RMS, %; see BOUND_NOTE).
+# Acceptance of the reference: Radau vs CVODE relative RMS below a tenth of
+# the tightest bound that uses the signal.
+SIGNAL_BOUNDS = {"x": 0.1, "v": 2.0, "p1": 1.0, "p2": 1.0, "pv": 1.0}
 AGREEMENT_FRACTION = 0.1
 # --check: largest accepted change against the committed trace, relative to
 # the signal's mean magnitude (far below the solver accuracy; allows for
 # last-bit differences of another BLAS/CPU).
 CHECK_LIMIT = 1e-9
 DEBUG_SLOW = False  # print pieces that need more than 20000 RHS evaluations
+RECORD = None  # a list to collect (t, t_end, y, locks, kmode, anchor, U) per piece (debugging)
 
 U_REPEATABLE = (-6.0, 9.0)  # V, first and second half of each 2.5 s period
+
+
+def atol_for(rtol: float) -> np.ndarray:
+    """Absolute tolerances (per state) used with `rtol`."""
+    return ATOL_REF * (rtol / 1e-10)
 
 SCENARIOS = {
     "repeatable": {
@@ -737,17 +761,27 @@ def _cvode_piece(t0, y0, t1, u, lk, kmode, p, anchor, t_eval, rtol, atol):
     return t_end, y_end, fired, ts[keep], ys[keep], sol.nfev, sol.njev, 0
 
 
-def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progress: bool = True) -> HybridTrace:
-    """Solve one scenario piecewise: stop at every input switch and every event."""
+def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progress: bool = True,
+              start=None) -> HybridTrace:
+    """Solve one scenario piecewise: stop at every input switch and every event.
+
+    `start` (debugging): (segment index, y, locks, kmode, anchor) to begin at
+    the start of that input segment instead of t = 0."""
     p = Par(par)
     segs = input_segments(name)
     if t_out is None:
         t_out = output_times(name)
-    atol = rtol * ATOL_SCALE
+    atol = atol_for(rtol)
     piece = _radau_piece if backend == "radau" else _cvode_piece
-    y = initial_state(par)
-    lk, kmode = initial_locks(y, segs[0][2], p)
-    anchor = 0.0  # y[I_X] holds x - anchor
+    if start is None:
+        y = initial_state(par)
+        lk, kmode = initial_locks(y, segs[0][2], p)
+        anchor = 0.0  # y[I_X] holds x - anchor
+    else:
+        first, y, lk, kmode, anchor = start
+        y, lk = np.array(y, dtype=float), list(lk)
+        segs = segs[first:]
+        t_out = t_out[t_out >= segs[0][0]]
     ys = np.full((len(t_out), 9), np.nan)
     counts = {n: 0 for n in SWITCH_NAMES}
     pieces = []
@@ -784,6 +818,8 @@ def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progr
                 ys[filled:filled + n_new, I_X] += anchor
                 filled += n_new
             pieces.append((t, t_end, tuple(lk), kmode))
+            if RECORD is not None:
+                RECORD.append((t, t_end, np.array(y), tuple(lk), kmode, anchor, u))
             if not fired:
                 y = np.array(y_end, dtype=float)
                 break
@@ -810,7 +846,7 @@ def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progr
             t = t_end
             if progress and time.perf_counter() - last_print > 10.0:
                 last_print = time.perf_counter()
-                print(f"    {backend}: t = {t:.3f} s, {sum(counts.values())} events, "
+                print(f"    [{name}] {backend}: t = {t:.3f} s, {sum(counts.values())} events, "
                       f"{time.perf_counter() - wall0:.0f} s", flush=True)
     if filled != len(t_out):
         raise RuntimeError(f"only {filled} of {len(t_out)} output points computed")
@@ -858,12 +894,14 @@ def euler(name: str, par: dict, h: float, t_out=None) -> tuple[np.ndarray, bool]
     return ys, finite
 
 
-def natural_cvode(name: str, par: dict, rtol: float, t_out=None) -> np.ndarray:
+def natural_cvode(name: str, par: dict, rtol: float, t_out=None) -> tuple[np.ndarray, list[float]]:
     """CVODE BDF on the natural right-hand side (branches by the current
     state, no locking, no events; K' = 0 on a clamp by the anti-windup rule,
-    K clipped at each input switch), restarted only at the input switches: how
-    a general-purpose solver without event location sees the card's model.
-    States on the output grid."""
+    K clipped to [0, Kmax] at each restart), restarted at the input switches
+    and, where CVODE gives up (error test failures down to its minimum step),
+    from the last state it reached: how a general-purpose solver without event
+    location sees the card's model. Returns the states on the output grid and
+    the times at which it gave up."""
     from sksundae.cvode import CVODE
 
     if t_out is None:
@@ -872,22 +910,42 @@ def natural_cvode(name: str, par: dict, rtol: float, t_out=None) -> np.ndarray:
     ys = np.full((len(t_out), 9), np.nan)
     ys[0] = y
     filled = 1
-    for t_a, t_b, u in input_segments(name):
-        def rhs(t, yy, yp, u=u):
-            yp[:] = natural_rhs(yy, u, par)
+    failures: list[float] = []
 
-        pts = t_out[(t_out > t_a) & (t_out <= t_b)]
-        tspan = np.concatenate([[t_a], pts, [] if len(pts) and pts[-1] == t_b else [t_b]])
-        solver = CVODE(rhs, method="BDF", rtol=rtol, atol=rtol * ATOL_SCALE, max_num_steps=10_000_000)
-        sol = solver.solve(tspan, y)
-        if not sol.success:
-            raise RuntimeError(f"natural CVODE failed: {sol.message}")
-        out = np.asarray(sol.y)[1:1 + len(pts)]
-        ys[filled:filled + len(pts)] = out
-        filled += len(pts)
-        y = np.asarray(sol.y)[-1].copy()
+    def make_rhs(u):
+        def rhs(t, yy, yp):
+            yp[:] = natural_rhs(yy, u, par)
+        return rhs
+
+    for t_a, t_b, u in input_segments(name):
+        rhs = make_rhs(u)
+        t = t_a
+        while True:
+            pts = t_out[(t_out > t) & (t_out <= t_b)]
+            tspan = np.concatenate([[t], pts, [] if len(pts) and pts[-1] == t_b else [t_b]])
+            solver = CVODE(rhs, method="BDF", rtol=rtol, atol=atol_for(rtol), max_num_steps=10_000_000)
+            sol = solver.solve(tspan, y)
+            ts, yy = np.asarray(sol.t), np.asarray(sol.y)
+            if sol.success:
+                ys[filled:filled + len(pts)] = yy[1:1 + len(pts)]
+                filled += len(pts)
+                y = yy[-1].copy()
+                break
+            # rows 1..n-2 are output points, the last row is where CVODE stopped
+            n_ok = len(ts) - 2
+            ys[filled:filled + n_ok] = yy[1:1 + n_ok]
+            filled += n_ok
+            if not ts[-1] > t:
+                raise RuntimeError(f"natural CVODE stuck at t = {t}: {sol.message}")
+            t, y = float(ts[-1]), yy[-1].copy()
+            failures.append(t)
+            if len(failures) > 1000:
+                raise RuntimeError("natural CVODE: more than 1000 restarts")
+            y[I_K] = min(max(y[I_K], 0.0), par["Kmax"])
         y[I_K] = min(max(y[I_K], 0.0), par["Kmax"])
-    return ys
+    if filled != len(t_out):
+        raise RuntimeError(f"natural CVODE: {filled} of {len(t_out)} output points")
+    return ys, failures
 
 
 # --------------------------------------------------------------------------
@@ -895,16 +953,22 @@ def natural_cvode(name: str, par: dict, rtol: float, t_out=None) -> np.ndarray:
 # --------------------------------------------------------------------------
 
 
-def stop_times(trace: HybridTrace) -> tuple[float, float]:
-    """Total time (s) with the upper / lower end-stop force active, from the
-    located events (exact, not the output grid)."""
-    hi = lo = 0.0
+def stop_times(trace: HybridTrace) -> dict[str, float]:
+    """Total times (s) on the stops from the located events (exact, not the
+    output grid): x > Sc (in contact with the upper stop), upper stop force
+    active (x > Sc and k_s (x - Sc) + c_s v > 0), x < 0, lower force active."""
+    out = {"t_x_above_Sc": 0.0, "t_force_hi": 0.0, "t_x_below_0": 0.0, "t_force_lo": 0.0}
     for t_a, t_b, lk, _ in trace.pieces:
-        if lk[SW_X_HI] > 0 and lk[SW_F_HI] > 0:
-            hi += t_b - t_a
-        if lk[SW_X_LO] > 0 and lk[SW_F_LO] > 0:
-            lo += t_b - t_a
-    return hi, lo
+        dt = t_b - t_a
+        if lk[SW_X_HI] > 0:
+            out["t_x_above_Sc"] += dt
+            if lk[SW_F_HI] > 0:
+                out["t_force_hi"] += dt
+        if lk[SW_X_LO] > 0:
+            out["t_x_below_0"] += dt
+            if lk[SW_F_LO] > 0:
+                out["t_force_lo"] += dt
+    return out
 
 
 def normal_flow_mask(trace: HybridTrace, par: dict) -> np.ndarray:
@@ -951,7 +1015,7 @@ def analyse(name: str, par: dict, trace: HybridTrace) -> dict:
         res[f"{k}_min"] = float(o[k].min())
         res[f"{k}_max"] = float(o[k].max())
     res["x_end"] = float(o["x"][-1])
-    res["t_stop_hi"], res["t_stop_lo"] = stop_times(trace)
+    res.update(stop_times(trace))
     res["t_x_above_Sc_grid"] = float(np.mean(o["x"] > par["Sc"]) * SCENARIOS[name]["stop"])
     moving = normal_flow_mask(trace, par)
     margin = (o["pv"] - np.maximum(o["p1"], o["p2"]))[moving]
@@ -983,7 +1047,571 @@ def analyse(name: str, par: dict, trace: HybridTrace) -> dict:
         res["pvK_normal_im_p05_p95"] = [float(a) for a in np.percentile(np.abs(upper.imag), [5, 95])]
         res["pvK_normal_complex_fraction"] = float(np.mean(np.abs(upper.imag) > 0))
         res["full_rho_normal_median"] = float(np.median(rho_full[moving]))
+    # stalled on a stop with the valve open, and the same without the
+    # regularised band of the compensator orifice (ps - pv < p_tr)
+    y = trace.y
+    s_open = np.array([valve_opening(a, par["Ud"]) for a in y[:, I_US]]) != 0.0
+    stalled = ((y[:, I_X] > par["Sc"]) | (y[:, I_X] < 0.0)) & (np.abs(y[:, I_V]) < 1e-3) & s_open
+    outside = stalled & (par["ps"] - y[:, I_PV] >= par["p_tr"])
+    res["pvK_stalled_max_abs"] = float(mag[stalled].max()) if stalled.any() else 0.0
+    res["pvK_stalled_sqrt_regime_max_abs"] = float(mag[outside].max()) if outside.any() else 0.0
+    res["pvK_time_above_card"] = {}
+    for card_value in (2.4e3, 2.0e4):
+        res["pvK_time_above_card"][card_value] = float(np.mean(mag > card_value) * SCENARIOS[name]["stop"])
     # state at the largest pv/K magnitude
     i = int(np.argmax(mag))
     res["pvK_max_state"] = {k: float(trace.y[i, STATES.index(k)]) for k in ("K", "pv", "p1", "p2", "x", "v", "Us")}
     return res
+
+
+# --------------------------------------------------------------------------
+# The card's numbers
+# --------------------------------------------------------------------------
+
+# (check id, label, measured key, card value as the card writes it, unit,
+# factor from SI to the card's unit). A number agrees when the measured
+# value, rounded or truncated to the card's last digit, gives the card's
+# number (the card uses both).
+CARD_NUMBERS = {
+    "repeatable": [
+        ("a.x_min", "x min", "x_min", "0.9831", "m", 1.0),
+        ("a.x_max", "x max", "x_max", "1.0001", "m", 1.0),
+        ("a.t_stop", "time on the stop (x > Sc)", "t_x_above_Sc", "4.86", "s", 1.0),
+        ("a.v_min", "v min", "v_min", "-25", "mm/s", 1e3),
+        ("a.v_max", "v max", "v_max", "88", "mm/s", 1e3),
+        ("a.p1_max", "p1 max", "p1_max", "121.5", "bar", 1e-5),
+        ("a.p2_max", "p2 max", "p2_max", "91.4", "bar", 1e-5),
+        ("a.pv_min", "pv min", "pv_min", "9", "bar", 1e-5),
+        ("a.pv_max", "pv max", "pv_max", "140", "bar", 1e-5),
+        ("a.F_mu_min", "F_mu min", "F_mu_min", "-352", "N", 1.0),
+        ("a.F_mu_max", "F_mu max", "F_mu_max", "432", "N", 1.0),
+        ("a.margin", "compensator margin pv - max(p1, p2) while moving (median)", "margin_median_bar", "10.00", "bar", 1.0),
+        ("a.eig_stall", "pv/K eigenvalue magnitude, largest (stalled on the stop)", "pvK_max_abs", "2.4e3", "1/s", 1.0),
+    ],
+    "random": [
+        ("b.x_min", "x min", "x_min", "0.9474", "m", 1.0),
+        ("b.x_max", "x max", "x_max", "1.0001", "m", 1.0),
+        ("b.x_end", "x at 50 s", "x_end", "0.9578", "m", 1.0),
+        ("b.t_stop", "time on the stop (x > Sc)", "t_x_above_Sc", "22.4", "s", 1.0),
+        ("b.margin", "compensator margin pv - max(p1, p2) while moving (median)", "margin_median_bar", "10.00", "bar", 1.0),
+        ("b.eig_stall", "pv/K eigenvalue magnitude, largest (stalled on the stop)", "pvK_max_abs", "2.0e4", "1/s", 1.0),
+    ],
+    "repeatable_mid": [
+        ("amid.x_min", "x min", "x_min", "0.487", "m", 1.0),
+        ("amid.x_max", "x max", "x_max", "0.577", "m", 1.0),
+        ("amid.margin", "compensator margin pv - max(p1, p2) while moving (median)", "margin_median_bar", "10.00", "bar", 1.0),
+    ],
+    "random_mid": [
+        ("bmid.x_min", "x min", "x_min", "0.500", "m", 1.0),
+        ("bmid.x_max", "x max", "x_max", "0.661", "m", 1.0),
+        ("bmid.margin", "compensator margin pv - max(p1, p2) while moving (median)", "margin_median_bar", "10.00", "bar", 1.0),
+    ],
+}
+
+# "In normal flow the pv/K pair sits near -300 +- 880j 1/s": the pair moves
+# with the operating point (K, ps - pv, B(pv)); the card's value is checked to
+# lie inside the 5-95 % band of the pair over the normal-flow grid points
+# (normal_flow_mask), and the medians are printed.
+CARD_EIG_NORMAL = {"repeatable": (-300.0, 880.0), "random": (-300.0, 880.0)}
+
+# Explicit Euler (natural branches, no locking) at two small fixed steps on
+# every scenario: an independent check that the located-event reference is
+# the solution of the card's equations (first-order convergence towards it).
+EULER_CONVERGENCE = (2e-5, 1e-5)
+
+# Explicit Euler on (a): pv relative RMS error (%) against the reference.
+CARD_EULER = (("euler.1e-3", 1e-3, "77"), ("euler.5e-4", 5e-4, "0.85"), ("euler.1e-4", 1e-4, "0.13"))
+
+# Card numbers that the card's own equations do not reproduce: check id ->
+# (what the card says, what this script finds and why). Such a check prints
+# DISCREPANCY instead of FAIL and does not fail the run; it is not tuned away.
+CARD_DISCREPANCIES: dict[str, tuple[str, str]] = {
+    "a.eig_stall": (
+        "'when the piston stalls on a stop and pv approaches ps it [the pv/K pair] reaches 2.4e3 1/s (a)'",
+        "the largest magnitude of the pv/K pair along the reference is about 3x larger. It occurs on the stop "
+        "right after the switch to -6 V at t = 7.5 s (spool passing the deadband, K ~ 1.2e-8): pv is within p_tr "
+        "of ps, in the regularised band of E2 where f'(ps - pv) reaches 1.25/sqrt(p_tr) = 3.95e-3 Pa^-0.5, so "
+        "B(pv)/Vv K f' ~ 7e3 1/s. Over the stalled, valve-open points with ps - pv >= p_tr the maximum is "
+        "2.40e3 1/s (see the INFO line), i.e. the card's figure matches only if the regularised band is left out",
+    ),
+    "b.eig_stall": (
+        "'... and 2.0e4 1/s (b)'",
+        "the largest magnitude is 3.2e4 1/s, at t = 40.5 s with K held at Kmax = 5e-8 and ps - pv ~ 5 hPa: "
+        "B(ps)/Vv Kmax 1.25/sqrt(p_tr) = 2.98e4 1/s plus the valve term, the ceiling of this model; the pair is "
+        "above 2.0e4 1/s for about 0.56 s of the 50 s. Leaving out ps - pv < p_tr gives 8.7e3 1/s; no reading "
+        "found gives 2.0e4 (see the INFO lines)",
+    ),
+}
+
+
+def agrees_to_card(value: float, card: str) -> tuple[bool, str]:
+    """True if `value`, rounded or truncated to the card's last digit, gives
+    the card's number."""
+    from decimal import Decimal
+
+    digit = Decimal(1).scaleb(Decimal(card).as_tuple().exponent)
+    exact = Decimal(repr(float(value)))
+    rounded = exact.quantize(digit, rounding="ROUND_HALF_EVEN")
+    truncated = exact.quantize(digit, rounding="ROUND_DOWN")
+    ok = Decimal(card) in (rounded, truncated)
+    return ok, f"rounds to {rounded:f}, truncates to {truncated:f}"
+
+
+class Checks:
+    """Collects PASS / FAIL / DISCREPANCY lines."""
+
+    def __init__(self) -> None:
+        self.failed: list[str] = []
+        self.discrepancies: list[str] = []
+
+    def add(self, name: str, ok: bool, detail: str) -> bool:
+        print(f"  [{'PASS' if ok else 'FAIL'}] {name}: {detail}", flush=True)
+        if not ok:
+            self.failed.append(name)
+        return ok
+
+    def card(self, check_id: str, name: str, value: float, card: str, unit: str) -> None:
+        ok, how = agrees_to_card(value, card)
+        detail = f"{value:.6g} {unit}; card {card} {unit} ({how})"
+        if check_id in CARD_DISCREPANCIES:
+            stated, why = CARD_DISCREPANCIES[check_id]
+            if ok:
+                print(f"  [PASS] {name}: {detail} -- listed as a card discrepancy but now agrees; "
+                      "remove it from CARD_DISCREPANCIES", flush=True)
+                self.failed.append(name)
+            else:
+                print(f"  [DISCREPANCY] {name}: {detail}. Card: {stated}. Found: {why}", flush=True)
+                self.discrepancies.append(name)
+            return
+        self.add(name, ok, detail)
+
+    @staticmethod
+    def info(name: str, detail: str) -> None:
+        print(f"  [INFO] {name}: {detail}", flush=True)
+
+
+def relative_rms_percent(a: np.ndarray, ref: np.ndarray) -> float:
+    """RMS(a - ref) / mean(|ref|), in %."""
+    return float(100.0 * np.sqrt(np.mean((a - ref) ** 2)) / np.mean(np.abs(ref)))
+
+
+def relative_max_percent(a: np.ndarray, ref: np.ndarray) -> float:
+    return float(100.0 * np.max(np.abs(a - ref)) / np.mean(np.abs(ref)))
+
+
+def signal_table(y: np.ndarray, par: dict) -> dict[str, np.ndarray]:
+    rows = [outputs(r, par) for r in y]
+    return {k: np.array([r[k] for r in rows]) for k in SIGNALS}
+
+
+# --------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------
+
+
+def fmt(x: float) -> str:
+    """Shortest repr that reads back to the same double."""
+    return repr(float(x))
+
+
+def csv_text(header: list[str], columns: list[np.ndarray]) -> str:
+    lines = [",".join(header)]
+    for row in zip(*columns):
+        lines.append(",".join(fmt(v) for v in row))
+    return "\n".join(lines) + "\n"
+
+
+def opt_text(name: str) -> str:
+    return (
+        f"StartTime, {0.0!r}\n"
+        f"StopTime, {float(SCENARIOS[name]['stop'])!r}\n"
+        f"StepSize, {OPT_STEP!r}\n"
+        f"RelTol, {OPT_REL_TOL!r}\n"
+    )
+
+
+def input_table(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """One row per level start (held until the next row: step interpolation),
+    plus a final row at the stop time with the last level."""
+    segs = input_segments(name)
+    t = [a for a, _, _ in segs] + [segs[-1][1]]
+    u = [c for _, _, c in segs] + [segs[-1][2]]
+    return np.array(t), np.array(u)
+
+
+BOUND_NOTE = (
+    "Bounds: relative RMS error = RMS(FMU - reference) / mean(|reference|) over the reference grid, in %, "
+    "and maximum absolute error in SI units (m, m/s, Pa). x 0.1 % and pv 1 % are the issue's bounds. "
+    "p1, p2: 1 % like pv; the chamber pressures are smoother than pv (1e-3 m3 chambers against Vv = 1e-5 m3), "
+    "and explicit Euler at 1e-4 s (pv 0.13 %) stays within 0.04 % on them in scenario (a). "
+    "v: 2 %: the piston rests on a stop for much of the time, so mean |v| (8-13 mm/s) is far below its peaks "
+    "(50-88 mm/s) and an absolute error weighs 3-6 times more in % than on the pressures; Euler at 1e-4 s has "
+    "v 1.07 % and at 2e-5 s 0.2 % in (a), so 2 % admits a solution of that quality and rejects Euler at 5e-4 s "
+    "(v 5.9 %) and a BDF that lets K undershoot its lower clamp and releases it late (v 5.4 %, pv 2.0 % in (b)). "
+    "max_abs: 5 % of each signal's range over this reference trace (2 significant digits), to catch a missed, "
+    "extra or misplaced spike (valve switching, stop impact, compensator release) that the RMS averages away. "
+    "The reference (SciPy Radau rtol 1e-10, discontinuities located as events) agrees with SUNDIALS CVODE "
+    "to better than 1e-4 % on these signals; see validation/python/reference/valve_cylinder_NOTES.md."
+)
+
+
+def scenario_doc(name: str, par: dict, ref: dict[str, np.ndarray]) -> dict:
+    spec = SCENARIOS[name]
+    signals = {}
+    for k in ("x", "v", "p1", "p2", "pv"):
+        rng = float(ref[k].max() - ref[k].min())
+        signals[k] = {"rel_rms_percent": SIGNAL_BOUNDS[k], "max_abs": float(f"{0.05 * rng:.2g}")}
+        # v and pv spike when the piston hits or leaves a stop and when the
+        # valve switches; a spike a sample early or late (the inputs switch
+        # at communication points) leaves a few samples outside FMPy's band
+        # (10 % of the range high, 20 of 1000 samples wide) while the RMS and
+        # max-abs bounds hold.
+        signals[k]["band_outside_percent"] = 0.2
+    analytic = []
+    if name == "random":
+        # card: "ending at 0.9578 m" (4 digits: half a unit of the last digit)
+        analytic.append({"signal": "x", "time": 50.0, "value": 0.9578, "rel_tol": 5.3e-5})
+    return {
+        "model": MODEL,
+        "scenario": name,
+        "description": spec["description"],
+        "model_card": CARD,
+        "generated_by": SCRIPT,
+        "interpolation": "step",
+        "step_sizes": [0.001, 0.01],
+        "parameters": spec["parameters"],
+        "inputs": f"{MODEL}_in.csv",
+        "reference": f"{MODEL}_ref.csv",
+        "options": f"{MODEL}_ref.opt",
+        "signals": signals,
+        "note": BOUND_NOTE,
+        "analytic": analytic,
+    }
+
+
+def scenario_files(name: str, par: dict, t: np.ndarray, ref: dict[str, np.ndarray]) -> dict[str, str]:
+    t_in, u_in = input_table(name)
+    return {
+        f"{MODEL}_in.csv": csv_text(["time", "U"], [t_in, u_in]),
+        f"{MODEL}_ref.csv": csv_text(["time", *SIGNALS], [t, *(ref[k] for k in SIGNALS)]),
+        f"{MODEL}_ref.opt": opt_text(name),
+        "scenario.json": json.dumps(scenario_doc(name, par, ref), indent=2) + "\n",
+    }
+
+
+def parse_csv(text: str) -> tuple[list[str], np.ndarray]:
+    lines = text.strip().splitlines()
+    header = lines[0].split(",")
+    values = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    return header, values
+
+
+def compare_with_committed(checks: Checks, name: str, folder: Path, files: dict[str, str]) -> None:
+    """Compare freshly computed files with the ones on disk; name the changed ones."""
+    for fname, text in files.items():
+        path = folder / fname
+        label = f"{name}: {fname}"
+        if not path.exists():
+            checks.add(label, False, "CHANGED: missing on disk")
+            continue
+        old = path.read_text()
+        if old == text:
+            checks.add(label, True, "unchanged (identical)")
+            continue
+        if not fname.endswith(".csv"):
+            checks.add(label, False, "CHANGED (text differs)")
+            continue
+        try:
+            old_header, old_values = parse_csv(old)
+        except ValueError as err:
+            checks.add(label, False, f"CHANGED: committed file unreadable ({err})")
+            continue
+        header, values = parse_csv(text)
+        if old_header != header or old_values.shape != values.shape:
+            checks.add(label, False, "CHANGED: columns or row count differ")
+            continue
+        scale = np.maximum(np.mean(np.abs(values), axis=0), 1e-300)
+        change = np.max(np.abs(old_values - values), axis=0) / scale
+        worst = int(np.argmax(change))
+        ok = change[worst] <= CHECK_LIMIT
+        checks.add(
+            label, ok,
+            ("unchanged within tolerance" if ok else "CHANGED")
+            + f" (not bit-identical; largest change in {header[worst]}: {change[worst]:.2e} of its mean"
+            + f" magnitude, limit {CHECK_LIMIT:g})",
+        )
+
+
+# --------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------
+
+
+def compute_scenario(name: str, no_cvode: bool = False, quick: bool = False) -> dict:
+    """Everything that takes time for one scenario (runs in a worker process)."""
+    par = scenario_par(name)
+    res = {"name": name, "timing": {}}
+    t0 = time.perf_counter()
+    radau = integrate(name, par, "radau", RADAU_RTOL, progress=True)
+    res["timing"]["radau"] = time.perf_counter() - t0
+    print(f"  [{name}] Radau rtol {RADAU_RTOL:g}: {res['timing']['radau']:.1f} s, {radau.stats}", flush=True)
+    res["t"] = radau.t
+    res["y"] = radau.y
+    res["radau_stats"] = radau.stats
+    res["events"] = radau.events
+    res["fixups"] = radau.fixups
+    res["analysis"] = analyse(name, par, radau)
+    if not no_cvode:
+        t0 = time.perf_counter()
+        cv = integrate(name, par, "cvode", CVODE_RTOL, progress=True)
+        res["timing"]["cvode"] = time.perf_counter() - t0
+        print(f"  [{name}] CVODE BDF rtol {CVODE_RTOL:g}: {res['timing']['cvode']:.1f} s, {cv.stats}", flush=True)
+        res["cvode_y"] = cv.y
+        res["cvode_events"] = cv.events
+    if not quick:
+        t0 = time.perf_counter()
+        res["natural"] = {}
+        for rtol in (1e-8, 1e-4):
+            res["natural"][rtol] = natural_cvode(name, par, rtol)
+        res["timing"]["natural"] = time.perf_counter() - t0
+    res["euler"] = {}
+    steps = list(EULER_CONVERGENCE) if not quick else []
+    if SCENARIOS[name]["input"] == "repeatable" and par["x_0"] == CARD_PARAMETERS["x_0"]:
+        steps = [h for _, h, _ in CARD_EULER] + steps
+    for h in steps:
+        t0 = time.perf_counter()
+        ys, finite = euler(name, par, h)
+        res["euler"][h] = (ys, finite, time.perf_counter() - t0)
+        print(f"  [{name}] explicit Euler h = {h:g} s: {res['euler'][h][2]:.1f} s", flush=True)
+    return res
+
+
+def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
+    name = res["name"]
+    par = scenario_par(name)
+    spec = SCENARIOS[name]
+    print(f"\n== {MODEL}/{name}: {spec['description']}", flush=True)
+    ref = signal_table(res["y"], par)
+    an = res["analysis"]
+    print(f"  Radau: {res['radau_stats']}, {res['timing']['radau']:.1f} s", flush=True)
+    checks.info(f"{name}: located events (Radau)", ", ".join(f"{k} {v}" for k, v in res["events"].items() if v))
+    trace_ok = True
+    if res["fixups"]:
+        checks.info(f"{name}: switching functions found on the wrong side after an event", str(res["fixups"]))
+
+    if "cvode_y" in res:
+        checks.info(f"{name}: CVODE run", f"{res['timing']['cvode']:.1f} s")
+        same = res["cvode_events"] == res["events"]
+        checks.info(f"{name}: events located by CVODE vs Radau",
+                    "identical counts per switching function" if same else
+                    "counts differ (Radau/CVODE): " + ", ".join(
+                        f"{k} {res['events'][k]}/{res['cvode_events'][k]}"
+                        for k in res["events"] if res["events"][k] != res["cvode_events"][k]))
+        cv = signal_table(res["cvode_y"], par)
+        for k in SIGNALS:
+            rms = relative_rms_percent(cv[k], ref[k])
+            mx = relative_max_percent(cv[k], ref[k])
+            if k in SIGNAL_BOUNDS:
+                limit = AGREEMENT_FRACTION * SIGNAL_BOUNDS[k]
+                ok = checks.add(f"{name}: CVODE vs Radau {k}", rms < limit,
+                                f"rel RMS {rms:.2e} %, max |diff| {mx:.2e} % of mean |{k}| (limit {limit:g} %)")
+                trace_ok &= ok
+            else:
+                checks.info(f"{name}: CVODE vs Radau {k}", f"rel RMS {rms:.2e} %, max |diff| {mx:.2e} % of mean |{k}|")
+    else:
+        checks.add(f"{name}: CVODE cross-check", False, "skipped (--no-cvode): the reference is not accepted")
+        trace_ok = False
+
+    if "natural" in res:
+        for rtol, (ys, fails) in res["natural"].items():
+            nat = signal_table(ys, par)
+            parts = [f"{k} {relative_rms_percent(nat[k], ref[k]):.2e} %" for k in ("x", "v", "p1", "p2", "pv")]
+            extra = f"; K down to {np.min(ys[:, I_K]):.3g} (the clamp is at 0)"
+            if fails:
+                extra += (f"; CVODE gave up {len(fails)} time(s) (restarted from its last state) at t = "
+                          + ", ".join(f"{a:.6f}" for a in fails[:8]) + (" ..." if len(fails) > 8 else "") + " s")
+            checks.info(f"{name}: unlocked card equations, no event location, CVODE BDF rtol {rtol:g}, vs reference",
+                        "rel RMS " + ", ".join(parts) + extra)
+
+    conv = [h for h in EULER_CONVERGENCE if h in res.get("euler", {})]
+    if len(conv) == 2:
+        h2, h1 = conv  # 2e-5, 1e-5
+        y2, y1 = res["euler"][h2][0], res["euler"][h1][0]
+        extrap = 2.0 * y1 - y2  # first-order Richardson extrapolation
+        for k in ("x", "v", "p1", "p2", "pv"):
+            i = STATES.index(k)
+            e2 = relative_rms_percent(y2[:, i], res["y"][:, i])
+            e1 = relative_rms_percent(y1[:, i], res["y"][:, i])
+            ex = relative_rms_percent(extrap[:, i], res["y"][:, i])
+            detail = (f"rel RMS error {e2:.3g} % at {h2:g} s, {e1:.3g} % at {h1:g} s (ratio {e1 / e2:.3f}), "
+                      f"extrapolated 2 y({h1:g}) - y({h2:g}): {ex:.3g} %")
+            label = f"{name}: explicit Euler converges to the reference, {k}"
+            if k == "v":
+                checks.info(label, detail)
+            else:
+                limit = AGREEMENT_FRACTION * SIGNAL_BOUNDS[k]
+                ok = checks.add(label, 0.4 < e1 / e2 < 0.6 and ex < limit, detail + f" (limit {limit:g} %)")
+                trace_ok &= ok
+
+    # card numbers
+    for check_id, label, key, card, unit, factor in CARD_NUMBERS[name]:
+        checks.card(check_id, f"{name}: {label}", an[key] * factor, card, unit)
+    if an["t_x_above_Sc"] > 0:
+        checks.info(f"{name}: time on the upper stop",
+                    f"x > Sc {an['t_x_above_Sc']:.6g} s (output grid: {an['t_x_above_Sc_grid']:.5g} s), stop force "
+                    f"active {an['t_force_hi']:.6g} s (after the force has gone the rod still leaves the stop for a "
+                    "few ms)")
+    if an["t_x_below_0"] > 0:
+        checks.info(f"{name}: time on the lower stop", f"x < 0 {an['t_x_below_0']:.6g} s")
+    if name in CARD_EIG_NORMAL and "pvK_normal_re_p05_p95" in an:
+        re_card, im_card = CARD_EIG_NORMAL[name]
+        lo_re, hi_re = an["pvK_normal_re_p05_p95"]
+        lo_im, hi_im = an["pvK_normal_im_p05_p95"]
+        ok = lo_re <= re_card <= hi_re and lo_im <= im_card <= hi_im
+        checks.add(
+            f"{name}: pv/K pair in normal flow 'near {re_card:g} +- {im_card:g}j 1/s' (card)", ok,
+            f"the card's value lies {'inside' if ok else 'OUTSIDE'} the 5-95 % band of the pair over the normal-flow "
+            f"points (real {lo_re:.4g}..{hi_re:.4g}, imaginary {lo_im:.4g}..{hi_im:.4g}); median "
+            f"{an['pvK_normal_re_median']:.4g} +- {an['pvK_normal_im_median']:.4g}j 1/s",
+        )
+    if "margin_median_bar" in an:
+        checks.info(
+            f"{name}: margin pv - max(p1, p2) in normal flow ({100 * an['moving_fraction']:.1f} % of the grid)",
+            f"median {an['margin_median_bar']:.6f} bar, 5-95 % {an['margin_p05_bar']:.4f}..{an['margin_p95_bar']:.4f} bar, "
+            f"{100 * an['margin_within_0.005bar']:.1f} % of the points within 10.00 +- 0.005 bar",
+        )
+        checks.info(
+            f"{name}: pv/K pair in normal flow",
+            f"median {an['pvK_normal_re_median']:.4g} +- {an['pvK_normal_im_median']:.4g}j 1/s, real part 5-95 % "
+            f"{an['pvK_normal_re_p05_p95'][0]:.4g}..{an['pvK_normal_re_p05_p95'][1]:.4g}, imaginary 5-95 % "
+            f"{an['pvK_normal_im_p05_p95'][0]:.4g}..{an['pvK_normal_im_p05_p95'][1]:.4g}; full-Jacobian spectral "
+            f"radius median {an['full_rho_normal_median']:.4g} 1/s",
+        )
+    if an["pvK_stalled_max_abs"] > 0:
+        checks.info(
+            f"{name}: pv/K magnitude while stalled on a stop with the valve open",
+            f"max {an['pvK_stalled_max_abs']:.4g} 1/s; {an['pvK_stalled_sqrt_regime_max_abs']:.4g} 1/s if the points "
+            f"with ps - pv < p_tr (regularised band of E2) are left out; time above 2.4e3: "
+            f"{an['pvK_time_above_card'][2.4e3]:.3g} s, above 2.0e4: {an['pvK_time_above_card'][2.0e4]:.3g} s",
+        )
+    st = an["pvK_max_state"]
+    checks.info(
+        f"{name}: largest pv/K eigenvalue magnitude",
+        f"{an['pvK_max_abs']:.4g} 1/s at t = {an['pvK_max_abs_t']:g} s (K = {st['K']:.3g}, pv = {st['pv'] / 1e5:.2f} bar, "
+        f"p1 = {st['p1'] / 1e5:.2f} bar, x = {st['x']:.6f} m, v = {st['v']:.2e} m/s, Us = {st['Us']:.3f} V); "
+        f"full-Jacobian spectral radius max {an['full_rho_max']:.4g} 1/s at t = {an['full_rho_max_t']:g} s",
+    )
+
+    if all(h in res.get("euler", {}) for _, h, _ in CARD_EULER):
+        for check_id, h, card in CARD_EULER:
+            ys, finite, wall = res["euler"][h]
+            n = int(np.sum(np.all(np.isfinite(ys), axis=1)))
+            e_pv = relative_rms_percent(ys[:n, I_PV], res["y"][:n, I_PV])
+            e_x = relative_rms_percent(ys[:n, I_X], res["y"][:n, I_X])
+            rng = f"pv from {np.nanmin(ys[:, I_PV]) / 1e5:.1f} to {np.nanmax(ys[:, I_PV]) / 1e5:.1f} bar"
+            checks.card(check_id, f"{name}: explicit Euler at h = {h:g} s, pv rel RMS error", e_pv, card, "%")
+            checks.info(f"{name}: explicit Euler at h = {h:g} s",
+                        f"{'finite' if finite else 'DIVERGED'}, x rel RMS error {e_x:.3g} %, {rng}, {wall:.1f} s")
+
+    files = scenario_files(name, par, res["t"], ref)
+    folder = out_root / MODEL / name
+    if args.check:
+        compare_with_committed(checks, name, folder, files)
+    elif not trace_ok:
+        print(f"  NOT writing {folder}: the trace failed a solver cross-check", flush=True)
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        for fname, text in files.items():
+            (folder / fname).write_text(text)
+        print(f"  wrote {', '.join(files)} to {folder}", flush=True)
+
+
+def _worker(job):
+    name, no_cvode, quick = job
+    return compute_scenario(name, no_cvode, quick)
+
+
+def main(argv=None) -> int:
+    default_out = Path(__file__).resolve().parents[2] / "scenarios"
+    parser = argparse.ArgumentParser(
+        description="Independent SciPy Radau (+ SUNDIALS CVODE cross-check) reference traces for the "
+        "ValveCylinder model card, written in the FMI Cross-Check layout; also checks the card's numbers.",
+    )
+    parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all",
+                        help="scenario to compute (default: all)")
+    parser.add_argument("--check", action="store_true",
+                        help="recompute and compare with the files on disk instead of writing them")
+    parser.add_argument("--out-dir", type=Path, default=default_out,
+                        help=f"root of the scenario folders (default: {default_out})")
+    parser.add_argument("--jobs", type=int, default=2, help="scenarios computed in parallel (default: 2)")
+    parser.add_argument("--no-cvode", action="store_true",
+                        help="skip the CVODE cross-check (then nothing is written)")
+    parser.add_argument("--quick", action="store_true",
+                        help="skip the independent checks (Euler convergence at 2e-5 / 1e-5 s, the unlocked "
+                        "equations with CVODE); the card's Euler numbers on (a) are still computed")
+    args = parser.parse_args(argv)
+
+    start = time.perf_counter()
+    names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
+    print(f"{MODEL} reference: mode {'check' if args.check else 'write'}, output root {args.out_dir}, "
+          f"scenarios {', '.join(names)}, {args.jobs} parallel job(s); this takes minutes", flush=True)
+    checks = Checks()
+    print("== model-independent checks ==", flush=True)
+    check_jacobian(checks)
+    jobs = [(n, args.no_cvode, args.quick) for n in names]
+    if args.jobs > 1 and len(jobs) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        # the 50 s scenarios take longest: start them first
+        order = sorted(jobs, key=lambda j: -SCENARIOS[j[0]]["stop"])
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            done = dict(zip([j[0] for j in order], pool.map(_worker, order)))
+        results = [done[n] for n in names]
+    else:
+        results = [_worker(j) for j in jobs]
+    for res in results:
+        report_scenario(res, args, checks, args.out_dir)
+    wall = time.perf_counter() - start
+    print(f"\nwall time {wall:.1f} s", flush=True)
+    if checks.discrepancies:
+        print(f"{len(checks.discrepancies)} documented card discrepancy(ies):", flush=True)
+        for n in checks.discrepancies:
+            print(f"  - {n}", flush=True)
+    if checks.failed:
+        print(f"{len(checks.failed)} check(s) FAILED:", flush=True)
+        for n in checks.failed:
+            print(f"  - {n}", flush=True)
+        return 1
+    print("all checks passed", flush=True)
+    return 0
+
+
+def check_jacobian(checks: Checks) -> None:
+    """Analytic Jacobian vs central differences on every branch combination
+    met at random states (K column: exact step, the RHS is linear in K)."""
+    par = dict(CARD_PARAMETERS)
+    p = Par(par)
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for _ in range(60):
+        y = [rng.uniform(-9, 9), rng.uniform(-2e3, 2e3), rng.uniform(1e-10, 4e-8), rng.uniform(5e5, 1.3e7),
+             rng.uniform(5e5, 1.3e7), rng.uniform(5e5, 1.39e7), rng.uniform(-1e-4, 1 + 1e-4),
+             rng.uniform(-0.1, 0.1), rng.uniform(-2e-4, 2e-4)]
+        lk = natural_locks(y, p)
+        for kmode in (K_FREE, K_LOW, K_HIGH):
+            jac = locked_model(y, 3.0, lk, kmode, p, want_jac=True)[1]
+            scale = np.abs(jac).max(axis=1) + 1e-300
+            for j in range(9):
+                h = 1e-9 if j == I_K else 1e-7 * max(abs(y[j]), STATE_SCALE[j])
+                yp, ym = list(y), list(y)
+                yp[j] += h
+                ym[j] -= h
+                col = (np.array(locked_model(yp, 3.0, lk, kmode, p)[0])
+                       - np.array(locked_model(ym, 3.0, lk, kmode, p)[0])) / (2 * h)
+                worst = max(worst, float(np.max(np.abs(col - jac[:, j]) / scale)))
+    checks.add("analytic Jacobian vs central differences (180 states x K modes, all branches met)", worst < 1e-5,
+               f"max diff {worst:.2e} of the row's largest entry")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

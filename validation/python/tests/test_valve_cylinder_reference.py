@@ -218,7 +218,7 @@ def test_hybrid_integration_matches_the_unlocked_model_over_the_first_switch():
     try:
         vc.input_segments = lambda n: segs
         hyb = vc.integrate(name, par, "cvode", 1e-9, t_out=t_out, progress=False)
-        nat = vc.natural_cvode(name, par, 1e-9, t_out=t_out)
+        nat = vc.natural_cvode(name, par, 1e-9, t_out=t_out)[0]
     finally:
         vc.input_segments = orig
     for i in (vc.I_X, vc.I_PV, vc.I_P1, vc.I_P2):
