@@ -559,14 +559,9 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             .map(|i| self.lookup[i].1)
     }
 
-    /// Checks that `vr` may be set to `value` now; returns the variable's row.
-    fn check_set(
-        &self,
-        function: &str,
-        vr: u32,
-        value: f64,
-        wanted: ValueType,
-    ) -> FmiResult<usize> {
+    /// The row of the variable `vr`, which must exist and be of the type a
+    /// typed get/set function deals in.
+    fn typed_row(&self, function: &str, vr: u32, wanted: ValueType) -> FmiResult<usize> {
         let Some(row) = self.row(vr) else {
             return self.fail(
                 Status::Error,
@@ -587,6 +582,19 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 ),
             );
         }
+        Ok(row)
+    }
+
+    /// Checks that `vr` may be set to `value` now; returns the variable's row.
+    fn check_set(
+        &self,
+        function: &str,
+        vr: u32,
+        value: f64,
+        wanted: ValueType,
+    ) -> FmiResult<usize> {
+        let row = self.typed_row(function, vr, wanted)?;
+        let var = &self.desc.variables[row];
         let configuring = self.phase == Phase::ConfigurationMode;
         let settable_now = match (var.causality, var.variability) {
             // A structural parameter is fixed for the simulation: settable
@@ -725,26 +733,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     ) -> FmiResult {
         self.check_phase(function, Op::GetValues)?;
         for (i, &vr) in vrs.iter().enumerate() {
-            let Some(row) = self.row(vr) else {
-                return self.fail(
-                    Status::Error,
-                    function,
-                    &format!("value reference {vr} does not exist"),
-                );
-            };
+            let row = self.typed_row(function, vr, wanted)?;
             let var = &self.desc.variables[row];
-            if !type_matches(&var.kind, wanted) {
-                return self.fail(
-                    Status::Error,
-                    function,
-                    &format!(
-                        "variable '{}' (value reference {vr}) is {}, not {}",
-                        var.name,
-                        self.type_name(&var.kind),
-                        self.wanted_name(wanted)
-                    ),
-                );
-            }
             let v = if vr == VR_TIME {
                 Some(self.time)
             } else if !is_model_vr(vr) {

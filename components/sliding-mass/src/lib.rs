@@ -2,9 +2,7 @@
 //! input force: the mechanical half of the ValveCylinder circuit (model card
 //! `valve-cylinder.md`, V6), the co-simulation partner of ValveActuator.
 
-use fmu_core::model_description::{
-    Capabilities, DefaultExperiment, Documentation, ModelDescription, Variable,
-};
+use fmu_core::model_description::{ModelDescription, Variable};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Model, OdeSystem, Values};
 use valve_drive::Carriage;
@@ -78,27 +76,12 @@ impl Model<NX> for SlidingMass {
                 .describe("Travel between the end stops at 0 and Sc"),
         ];
         variables.extend(params::carriage_variables(vr::CARRIAGE));
-        ModelDescription {
-            model_name: "SlidingMass".into(),
-            model_identifier: "SlidingMass".into(),
-            description: "Mass with LuGre friction between end stops, driven by a force".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            generation_tool: format!("fluidfmu {}", env!("CARGO_PKG_VERSION")),
+        params::description(
+            "SlidingMass",
+            "Mass with LuGre friction between end stops, driven by a force",
             variables,
-            log_categories: Vec::new(),
-            default_experiment: DefaultExperiment {
-                start_time: 0.0,
-                stop_time: 10.0,
-                tolerance: 1e-6,
-                step_size: 1e-3,
-            },
-            capabilities: Capabilities::default(),
-            documentation: Documentation {
-                summary_html: valve_drive::doc::MASS_SUMMARY.into(),
-                equations_html: valve_drive::doc::EQUATIONS.into(),
-                notes_html: valve_drive::doc::NOTES.into(),
-            },
-        }
+            valve_drive::doc::MASS_SUMMARY,
+        )
     }
 
     fn check_value(vr: u32, value: f64) -> Result<(), String> {

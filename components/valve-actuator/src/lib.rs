@@ -3,9 +3,7 @@
 //! rod position and velocity are inputs, the cylinder force an output.
 //! Model card `valve-cylinder.md` (V1-V5, V7).
 
-use fmu_core::model_description::{
-    Capabilities, DefaultExperiment, Documentation, ModelDescription, Variable,
-};
+use fmu_core::model_description::{ModelDescription, Variable};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Known, Model, OdeSystem, Values};
 use valve_drive::ValveDrive;
@@ -62,13 +60,6 @@ impl OdeSystem<NX> for ValveActuator {
     }
 }
 
-fn output(name: &str, vr: u32, unit: &str, display: Option<&str>, text: &str) -> Variable {
-    Variable::real(name, vr)
-        .output(&[])
-        .unit(unit, display)
-        .describe(text)
-}
-
 impl Model<NX> for ValveActuator {
     fn description() -> ModelDescription {
         let mut variables = vec![
@@ -87,76 +78,60 @@ impl Model<NX> for ValveActuator {
                 .unit("m/s", Some("mm/s"))
                 .range(Some(-100.0), Some(100.0))
                 .describe("Rod velocity from the mechanism"),
-            output(
+            params::output_variable(
                 "F",
                 vr::F,
                 "N",
                 Some("kN"),
                 "Cylinder force on the rod, p1 A1 - p2 A2 (positive extending)",
             ),
-            output(
+            params::output_variable(
                 "p1",
                 vr::P1,
                 "Pa",
                 Some("bar"),
                 "Pressure in chamber A (piston side)",
             ),
-            output(
+            params::output_variable(
                 "p2",
                 vr::P2,
                 "Pa",
                 Some("bar"),
                 "Pressure in chamber B (rod side)",
             ),
-            output(
+            params::output_variable(
                 "pv",
                 vr::PV,
                 "Pa",
                 Some("bar"),
                 "Pressure in the small volume between compensator and valve",
             ),
-            output(
+            params::output_variable(
                 "Qv",
                 vr::QV,
                 "m3/s",
                 Some("L/min"),
                 "Flow through the compensator throttle",
             ),
-            output("Q1", vr::Q1, "m3/s", Some("L/min"), "Flow into chamber A"),
-            output("Q2", vr::Q2, "m3/s", Some("L/min"), "Flow out of chamber B"),
-            output(
+            params::output_variable("Q1", vr::Q1, "m3/s", Some("L/min"), "Flow into chamber A"),
+            params::output_variable("Q2", vr::Q2, "m3/s", Some("L/min"), "Flow out of chamber B"),
+            params::output_variable(
                 "Q3",
                 vr::Q3,
                 "m3/s",
                 Some("L/min"),
                 "Flow from the small volume into the valve",
             ),
-            output("Us", vr::US, "V", None, "Spool signal"),
+            params::output_variable("Us", vr::US, "V", None, "Spool signal"),
         ];
         variables.extend(params::hydraulic_variables(vr::HYDRAULIC));
-        ModelDescription {
-            model_name: "ValveActuator".into(),
-            model_identifier: "ValveActuator".into(),
-            description: "Pressure-compensated 4/3 valve and cylinder without the mass: rod \
-                          motion in, cylinder force out (seed 000, circuit 2)"
-                .into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            generation_tool: format!("fluidfmu {}", env!("CARGO_PKG_VERSION")),
+        params::description(
+            "ValveActuator",
+            "Pressure-compensated 4/3 valve and cylinder without the mass: rod \
+                          motion in, cylinder force out (seed 000, circuit 2)",
             variables,
-            log_categories: Vec::new(),
-            default_experiment: DefaultExperiment {
-                start_time: 0.0,
-                stop_time: 10.0,
-                tolerance: 1e-6,
-                step_size: 1e-3,
-            },
-            capabilities: Capabilities::default(),
-            documentation: Documentation {
-                summary_html: valve_drive::doc::ACTUATOR_SUMMARY.into(),
-                equations_html: valve_drive::doc::EQUATIONS.into(),
-                notes_html: valve_drive::doc::NOTES.into(),
-            },
-        }
+            valve_drive::doc::ACTUATOR_SUMMARY,
+        )
     }
 
     fn check_value(vr: u32, value: f64) -> Result<(), String> {

@@ -6,9 +6,7 @@
 //! States: `Us`, `dUs`, `K`, `p1`, `p2`, `pv` (the drive, see
 //! [`valve_drive::drive`]), then `x`, `v`, `z` (the carriage).
 
-use fmu_core::model_description::{
-    Capabilities, DefaultExperiment, Documentation, ModelDescription, Variable,
-};
+use fmu_core::model_description::{ModelDescription, Variable};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Model, OdeSystem, Values};
 use valve_drive::params::{self, h, m};
@@ -99,13 +97,6 @@ impl OdeSystem<NX> for ValveCylinder {
     }
 }
 
-fn output(name: &str, vr: u32, unit: &str, display: Option<&str>, text: &str) -> Variable {
-    Variable::real(name, vr)
-        .output(&[])
-        .unit(unit, display)
-        .describe(text)
-}
-
 impl Model<NX> for ValveCylinder {
     fn description() -> ModelDescription {
         let mut variables = vec![
@@ -114,59 +105,59 @@ impl Model<NX> for ValveCylinder {
                 .unit("V", None)
                 .range(Some(-10.0), Some(10.0))
                 .describe("Valve command voltage"),
-            output(
+            params::output_variable(
                 "x",
                 vr::X,
                 "m",
                 Some("mm"),
                 "Piston (rod) position, 0 = retracted",
             ),
-            output("v", vr::V, "m/s", Some("mm/s"), "Piston velocity"),
-            output(
+            params::output_variable("v", vr::V, "m/s", Some("mm/s"), "Piston velocity"),
+            params::output_variable(
                 "p1",
                 vr::P1,
                 "Pa",
                 Some("bar"),
                 "Pressure in chamber A (piston side)",
             ),
-            output(
+            params::output_variable(
                 "p2",
                 vr::P2,
                 "Pa",
                 Some("bar"),
                 "Pressure in chamber B (rod side)",
             ),
-            output(
+            params::output_variable(
                 "pv",
                 vr::PV,
                 "Pa",
                 Some("bar"),
                 "Pressure in the small volume between compensator and valve",
             ),
-            output(
+            params::output_variable(
                 "Qv",
                 vr::QV,
                 "m3/s",
                 Some("L/min"),
                 "Flow through the compensator throttle",
             ),
-            output("Q1", vr::Q1, "m3/s", Some("L/min"), "Flow into chamber A"),
-            output("Q2", vr::Q2, "m3/s", Some("L/min"), "Flow out of chamber B"),
-            output(
+            params::output_variable("Q1", vr::Q1, "m3/s", Some("L/min"), "Flow into chamber A"),
+            params::output_variable("Q2", vr::Q2, "m3/s", Some("L/min"), "Flow out of chamber B"),
+            params::output_variable(
                 "Q3",
                 vr::Q3,
                 "m3/s",
                 Some("L/min"),
                 "Flow from the small volume into the valve",
             ),
-            output(
+            params::output_variable(
                 "F_mu",
                 vr::F_MU,
                 "N",
                 None,
                 "LuGre friction force on the mass",
             ),
-            output(
+            params::output_variable(
                 "Us",
                 vr::US,
                 "V",
@@ -176,29 +167,13 @@ impl Model<NX> for ValveCylinder {
         ];
         variables.extend(params::hydraulic_variables(vr::HYDRAULIC));
         variables.extend(params::carriage_variables(vr::CARRIAGE));
-        ModelDescription {
-            model_name: "ValveCylinder".into(),
-            model_identifier: "ValveCylinder".into(),
-            description: "Pressure-compensated 4/3 proportional valve driving a cylinder with a \
-                          mass and LuGre friction (seed 000, circuit 2)"
-                .into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            generation_tool: format!("fluidfmu {}", env!("CARGO_PKG_VERSION")),
+        params::description(
+            "ValveCylinder",
+            "Pressure-compensated 4/3 proportional valve driving a cylinder with a \
+                          mass and LuGre friction (seed 000, circuit 2)",
             variables,
-            log_categories: Vec::new(),
-            default_experiment: DefaultExperiment {
-                start_time: 0.0,
-                stop_time: 10.0,
-                tolerance: 1e-6,
-                step_size: 1e-3,
-            },
-            capabilities: Capabilities::default(),
-            documentation: Documentation {
-                summary_html: valve_drive::doc::CYLINDER_SUMMARY.into(),
-                equations_html: valve_drive::doc::EQUATIONS.into(),
-                notes_html: valve_drive::doc::NOTES.into(),
-            },
-        }
+            valve_drive::doc::CYLINDER_SUMMARY,
+        )
     }
 
     fn check_value(vr: u32, value: f64) -> Result<(), String> {

@@ -576,3 +576,51 @@ pub fn read_carriage(v: &Values, first_vr: u32, stroke: f64) -> Result<crate::Ca
         x0: r(X_0),
     })
 }
+
+/// An output variable computed from the state (no direct feedthrough).
+pub fn output_variable(
+    name: &str,
+    vr: u32,
+    unit: &str,
+    display: Option<&str>,
+    text: &str,
+) -> Variable {
+    Variable::real(name, vr)
+        .output(&[])
+        .unit(unit, display)
+        .describe(text)
+}
+
+/// The model description of one of this family's FMUs: its variables, the
+/// family's equations and notes, a 10 s default experiment at 1 ms.
+pub fn description(
+    name: &str,
+    text: &str,
+    variables: Vec<Variable>,
+    summary_html: &str,
+) -> fmu_core::model_description::ModelDescription {
+    use fmu_core::model_description::{
+        Capabilities, DefaultExperiment, Documentation, ModelDescription,
+    };
+    ModelDescription {
+        model_name: name.into(),
+        model_identifier: name.into(),
+        description: text.into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        generation_tool: format!("fluidfmu {}", env!("CARGO_PKG_VERSION")),
+        variables,
+        log_categories: Vec::new(),
+        default_experiment: DefaultExperiment {
+            start_time: 0.0,
+            stop_time: 10.0,
+            tolerance: 1e-6,
+            step_size: 1e-3,
+        },
+        capabilities: Capabilities::default(),
+        documentation: Documentation {
+            summary_html: summary_html.into(),
+            equations_html: crate::doc::EQUATIONS.into(),
+            notes_html: crate::doc::NOTES.into(),
+        },
+    }
+}
