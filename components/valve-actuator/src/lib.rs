@@ -85,45 +85,15 @@ impl Model<NX> for ValveActuator {
                 Some("kN"),
                 "Cylinder force on the rod, p1 A1 - p2 A2 (positive extending)",
             ),
-            params::output_variable(
-                "p1",
-                vr::P1,
-                "Pa",
-                Some("bar"),
-                "Pressure in chamber A (piston side)",
-            ),
-            params::output_variable(
-                "p2",
-                vr::P2,
-                "Pa",
-                Some("bar"),
-                "Pressure in chamber B (rod side)",
-            ),
-            params::output_variable(
-                "pv",
-                vr::PV,
-                "Pa",
-                Some("bar"),
-                "Pressure in the small volume between compensator and valve",
-            ),
-            params::output_variable(
-                "Qv",
-                vr::QV,
-                "m3/s",
-                Some("L/min"),
-                "Flow through the compensator throttle",
-            ),
-            params::output_variable("Q1", vr::Q1, "m3/s", Some("L/min"), "Flow into chamber A"),
-            params::output_variable("Q2", vr::Q2, "m3/s", Some("L/min"), "Flow out of chamber B"),
-            params::output_variable(
-                "Q3",
-                vr::Q3,
-                "m3/s",
-                Some("L/min"),
-                "Flow from the small volume into the valve",
-            ),
-            params::output_variable("Us", vr::US, "V", None, "Spool signal"),
         ];
+        variables.extend(params::hydraulic_outputs(vr::P1));
+        variables.extend([params::output_variable(
+            "Us",
+            vr::US,
+            "V",
+            None,
+            "Spool signal",
+        )]);
         variables.extend(params::hydraulic_variables(vr::HYDRAULIC));
         params::description(
             "ValveActuator",

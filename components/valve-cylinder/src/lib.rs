@@ -113,43 +113,9 @@ impl Model<NX> for ValveCylinder {
                 "Piston (rod) position, 0 = retracted",
             ),
             params::output_variable("v", vr::V, "m/s", Some("mm/s"), "Piston velocity"),
-            params::output_variable(
-                "p1",
-                vr::P1,
-                "Pa",
-                Some("bar"),
-                "Pressure in chamber A (piston side)",
-            ),
-            params::output_variable(
-                "p2",
-                vr::P2,
-                "Pa",
-                Some("bar"),
-                "Pressure in chamber B (rod side)",
-            ),
-            params::output_variable(
-                "pv",
-                vr::PV,
-                "Pa",
-                Some("bar"),
-                "Pressure in the small volume between compensator and valve",
-            ),
-            params::output_variable(
-                "Qv",
-                vr::QV,
-                "m3/s",
-                Some("L/min"),
-                "Flow through the compensator throttle",
-            ),
-            params::output_variable("Q1", vr::Q1, "m3/s", Some("L/min"), "Flow into chamber A"),
-            params::output_variable("Q2", vr::Q2, "m3/s", Some("L/min"), "Flow out of chamber B"),
-            params::output_variable(
-                "Q3",
-                vr::Q3,
-                "m3/s",
-                Some("L/min"),
-                "Flow from the small volume into the valve",
-            ),
+        ];
+        variables.extend(params::hydraulic_outputs(vr::P1));
+        variables.extend([
             params::output_variable(
                 "F_mu",
                 vr::F_MU,
@@ -164,7 +130,7 @@ impl Model<NX> for ValveCylinder {
                 None,
                 "Spool signal (proportional to the spool displacement)",
             ),
-        ];
+        ]);
         variables.extend(params::hydraulic_variables(vr::HYDRAULIC));
         variables.extend(params::carriage_variables(vr::CARRIAGE));
         params::description(

@@ -591,6 +591,41 @@ pub fn output_variable(
         .describe(text)
 }
 
+/// The drive's outputs p1, p2, pv, Qv, Q1, Q2, Q3 with value references
+/// `p1_vr..p1_vr + 7`, in that order.
+pub fn hydraulic_outputs(p1_vr: u32) -> Vec<Variable> {
+    [
+        ("p1", "Pa", "bar", "Pressure in chamber A (piston side)"),
+        ("p2", "Pa", "bar", "Pressure in chamber B (rod side)"),
+        (
+            "pv",
+            "Pa",
+            "bar",
+            "Pressure in the small volume between compensator and valve",
+        ),
+        (
+            "Qv",
+            "m3/s",
+            "L/min",
+            "Flow through the compensator throttle",
+        ),
+        ("Q1", "m3/s", "L/min", "Flow into chamber A"),
+        ("Q2", "m3/s", "L/min", "Flow out of chamber B"),
+        (
+            "Q3",
+            "m3/s",
+            "L/min",
+            "Flow from the small volume into the valve",
+        ),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (name, unit, display, text))| {
+        output_variable(name, p1_vr + i as u32, unit, Some(display), text)
+    })
+    .collect()
+}
+
 /// The model description of one of this family's FMUs: its variables, the
 /// family's equations and notes, a 10 s default experiment at 1 ms.
 pub fn description(
