@@ -3,8 +3,8 @@
 
 use crate::model::{Causality, ModelDescription, VariableType};
 use crate::xml_out::{
-    Attrs, XmlOut, common_root_attrs, dependencies_kind, fmt_bool, fmt_f64, initial_to_write,
-    initial_unknown_positions, write_default_experiment, write_log_categories,
+    Attrs, XmlOut, common_root_attrs, dependencies_kind, fmt_bool, initial_to_write,
+    initial_unknown_positions, type_attributes, write_default_experiment, write_log_categories,
     write_unit_definitions,
 };
 
@@ -150,52 +150,11 @@ impl ModelDescription {
 /// with its attributes.
 fn fmi2_type_element(kind: &VariableType) -> (&'static str, Attrs) {
     let mut a: Attrs = Vec::new();
-    match kind {
-        VariableType::Real {
-            start,
-            min,
-            max,
-            unit,
-            display_unit,
-            nominal,
-        } => {
-            if let Some(x) = start {
-                a.push(("start", fmt_f64(*x)));
-            }
-            if let Some(x) = min {
-                a.push(("min", fmt_f64(*x)));
-            }
-            if let Some(x) = max {
-                a.push(("max", fmt_f64(*x)));
-            }
-            if let Some(u) = unit {
-                a.push(("unit", u.clone()));
-            }
-            if let Some(d) = display_unit {
-                a.push(("displayUnit", d.clone()));
-            }
-            if let Some(x) = nominal {
-                a.push(("nominal", fmt_f64(*x)));
-            }
-            ("Real", a)
-        }
-        VariableType::Integer { start, min, max } => {
-            if let Some(x) = start {
-                a.push(("start", x.to_string()));
-            }
-            if let Some(x) = min {
-                a.push(("min", x.to_string()));
-            }
-            if let Some(x) = max {
-                a.push(("max", x.to_string()));
-            }
-            ("Integer", a)
-        }
-        VariableType::Boolean { start } => {
-            if let Some(b) = start {
-                a.push(("start", fmt_bool(*b)));
-            }
-            ("Boolean", a)
-        }
-    }
+    type_attributes(kind, &mut a);
+    let element = match kind {
+        VariableType::Real { .. } => "Real",
+        VariableType::Integer { .. } => "Integer",
+        VariableType::Boolean { .. } => "Boolean",
+    };
+    (element, a)
 }

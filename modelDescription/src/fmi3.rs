@@ -3,8 +3,8 @@
 
 use crate::model::{Causality, ModelDescription, Variable, VariableType};
 use crate::xml_out::{
-    Attrs, XmlOut, common_root_attrs, dependencies_kind, fmt_bool, fmt_f64, initial_to_write,
-    initial_unknown_positions, write_default_experiment, write_log_categories,
+    Attrs, XmlOut, common_root_attrs, dependencies_kind, fmt_bool, initial_to_write,
+    initial_unknown_positions, type_attributes, write_default_experiment, write_log_categories,
     write_unit_definitions,
 };
 
@@ -133,52 +133,11 @@ fn fmi3_variable(v: &Variable) -> (&'static str, Attrs) {
     if let Some(initial) = initial_to_write(v) {
         a.push(("initial", initial.as_str().to_owned()));
     }
-    match &v.kind {
-        VariableType::Real {
-            start,
-            min,
-            max,
-            unit,
-            display_unit,
-            nominal,
-        } => {
-            if let Some(x) = start {
-                a.push(("start", fmt_f64(*x)));
-            }
-            if let Some(x) = min {
-                a.push(("min", fmt_f64(*x)));
-            }
-            if let Some(x) = max {
-                a.push(("max", fmt_f64(*x)));
-            }
-            if let Some(u) = unit {
-                a.push(("unit", u.clone()));
-            }
-            if let Some(d) = display_unit {
-                a.push(("displayUnit", d.clone()));
-            }
-            if let Some(x) = nominal {
-                a.push(("nominal", fmt_f64(*x)));
-            }
-            ("Float64", a)
-        }
-        VariableType::Integer { start, min, max } => {
-            if let Some(x) = start {
-                a.push(("start", x.to_string()));
-            }
-            if let Some(x) = min {
-                a.push(("min", x.to_string()));
-            }
-            if let Some(x) = max {
-                a.push(("max", x.to_string()));
-            }
-            ("Int32", a)
-        }
-        VariableType::Boolean { start } => {
-            if let Some(b) = start {
-                a.push(("start", fmt_bool(*b)));
-            }
-            ("Boolean", a)
-        }
-    }
+    type_attributes(&v.kind, &mut a);
+    let element = match &v.kind {
+        VariableType::Real { .. } => "Float64",
+        VariableType::Integer { .. } => "Int32",
+        VariableType::Boolean { .. } => "Boolean",
+    };
+    (element, a)
 }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 
-use crate::model::{Causality, Initial, ModelDescription};
+use crate::model::{Causality, Initial, ModelDescription, VariableType};
 use crate::units::find_unit;
 
 /// An attribute list: names with their (unescaped) values.
@@ -29,6 +29,39 @@ pub(crate) fn fmt_f64(x: f64) -> String {
 }
 
 /// XML Schema boolean literal.
+/// The type-specific attributes of a variable (start, min, max, unit,
+/// displayUnit, nominal), the same in FMI 2 and FMI 3.
+pub(crate) fn type_attributes(kind: &VariableType, a: &mut Attrs) {
+    let mut push = |key: &'static str, value: Option<String>| {
+        if let Some(v) = value {
+            a.push((key, v));
+        }
+    };
+    match kind {
+        VariableType::Real {
+            start,
+            min,
+            max,
+            unit,
+            display_unit,
+            nominal,
+        } => {
+            push("start", start.map(fmt_f64));
+            push("min", min.map(fmt_f64));
+            push("max", max.map(fmt_f64));
+            push("unit", unit.clone());
+            push("displayUnit", display_unit.clone());
+            push("nominal", nominal.map(fmt_f64));
+        }
+        VariableType::Integer { start, min, max } => {
+            push("start", start.map(|x| x.to_string()));
+            push("min", min.map(|x| x.to_string()));
+            push("max", max.map(|x| x.to_string()));
+        }
+        VariableType::Boolean { start } => push("start", start.map(fmt_bool)),
+    }
+}
+
 pub(crate) fn fmt_bool(b: bool) -> String {
     if b { "true" } else { "false" }.to_owned()
 }
