@@ -28,6 +28,18 @@ pub trait OdeSystem<const N: usize> {
     fn jacobian_into(&self, x: &SVector<f64, N>, j: &mut SMatrix<f64, N, N>) {
         *j = self.jacobian(x);
     }
+
+    /// `f(x)` and the Jacobian (into `j`) at the same point: Rodas3 needs
+    /// both at the start of every substep. Override when one evaluation of
+    /// the model gives both (the default evaluates them separately).
+    fn rhs_and_jacobian_into(
+        &self,
+        x: &SVector<f64, N>,
+        j: &mut SMatrix<f64, N, N>,
+    ) -> SVector<f64, N> {
+        self.jacobian_into(x, j);
+        self.rhs(x)
+    }
     /// Nominal magnitude of each state (its SI unit); the absolute tolerance
     /// is `atol * nominal`.
     fn nominal(&self) -> SVector<f64, N> {
@@ -260,30 +272,52 @@ const C: [[f64; 3]; 4] = [
 ];
 const M: [f64; 4] = [2.0, 0.0, 1.0, 1.0];
 const E: [f64; 4] = [0.0, 0.0, 0.0, 1.0];
-/// Stage 2 reuses the right-hand side of stage 1 (its A row is zero).
-const NEW_F: [bool; 4] = [true, false, true, true];
+/// Stages that evaluate f: stage 1 takes f(x) from the substep start and
+/// stage 2 reuses it (its A row is zero).
+const NEW_F: [bool; 4] = [false, false, true, true];
 /// Order of the embedded error estimate plus one, for the step controller.
 const ERROR_ORDER: f64 = 3.0;
 
-/// One Rodas3 step of size `h` from `x`. Returns the new state and the
-/// embedded error vector, or `None` when the iteration matrix is singular or
-/// the result is not finite.
+/// `f(x)` and the Jacobian at the start of a substep; kept across a
+/// rejected substep (same `x`, smaller `h`).
+struct StepStart<const N: usize> {
+    f: SVector<f64, N>,
+    jac: SMatrix<f64, N, N>,
+}
+
+impl<const N: usize> StepStart<N> {
+    fn new() -> Self {
+        StepStart {
+            f: SVector::zeros(),
+            jac: SMatrix::zeros(),
+        }
+    }
+
+    fn evaluate<S: OdeSystem<N>>(&mut self, sys: &S, x: &SVector<f64, N>, stats: &mut Stats) {
+        self.f = sys.rhs_and_jacobian_into(x, &mut self.jac);
+        stats.rhs_evals += 1;
+        stats.jacobian_evals += 1;
+    }
+}
+
+/// One Rodas3 step of size `h` from `x`, with `f(x)` and the Jacobian in
+/// `start`. Returns the new state and the embedded error vector, or `None`
+/// when the iteration matrix is singular or the result is not finite.
 fn rodas3_step<S: OdeSystem<N>, const N: usize>(
     sys: &S,
     x: &SVector<f64, N>,
     h: f64,
+    start: &StepStart<N>,
     g: &mut SMatrix<f64, N, N>,
     stats: &mut Stats,
 ) -> Option<(SVector<f64, N>, SVector<f64, N>)> {
     // Iteration matrix G = I/(h gamma) - J, built and factorized in place
     // in the caller's buffer; inactive states get the identity / (h gamma)
     // (their rows and columns of J are zero and never written).
-    sys.jacobian_into(x, g);
-    stats.jacobian_evals += 1;
     let active = sys.active_states().min(N);
     for c in 0..active {
         for r in 0..active {
-            g[(r, c)] = -g[(r, c)];
+            g[(r, c)] = -start.jac[(r, c)];
         }
     }
     let inv = 1.0 / (h * GAMMA);
@@ -297,7 +331,7 @@ fn rodas3_step<S: OdeSystem<N>, const N: usize>(
     let g = &*g;
     stats.factorizations += 1;
     let mut k = [SVector::<f64, N>::zeros(); 4];
-    let mut f = SVector::<f64, N>::zeros();
+    let mut f = start.f;
     for s in 0..4 {
         if NEW_F[s] {
             let mut xs = *x;
@@ -345,8 +379,10 @@ pub fn rodas3_fixed<S: OdeSystem<N>, const N: usize>(
     stats: &mut Stats,
 ) -> bool {
     let mut g = SMatrix::<f64, N, N>::zeros();
+    let mut start = StepStart::new();
     for _ in 0..n {
-        match rodas3_step(sys, x, h, &mut g, stats) {
+        start.evaluate(sys, x, stats);
+        match rodas3_step(sys, x, h, &start, &mut g, stats) {
             Some((x_new, _)) => *x = x_new,
             None => return false,
         }
@@ -423,6 +459,8 @@ fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
     let mut rejected_last = false;
     // One iteration-matrix buffer for all substeps of this call.
     let mut g = SMatrix::<f64, N, N>::zeros();
+    let mut start = StepStart::new();
+    let mut start_is_current = false;
     while t < duration {
         if substeps >= settings.max_substeps {
             carried.h = h;
@@ -442,13 +480,18 @@ fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
         } else {
             h
         };
-        let outcome = rodas3_step(sys, x, h_try, &mut g, stats).map(|(x_new, err)| {
+        if !start_is_current {
+            start.evaluate(sys, x, stats);
+            start_is_current = true;
+        }
+        let outcome = rodas3_step(sys, x, h_try, &start, &mut g, stats).map(|(x_new, err)| {
             let e = error_norm(&err, x, &x_new, &nominal, settings, sys.active_states());
             (x_new, e)
         });
         match outcome {
             Some((x_new, e)) if e <= 1.0 => {
                 *x = x_new;
+                start_is_current = false;
                 stats.accepted += 1;
                 t = if last { duration } else { t + h_try };
                 let max_growth = if rejected_last { 1.0 } else { 5.0 };

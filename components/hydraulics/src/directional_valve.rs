@@ -99,21 +99,23 @@ impl DirectionalValve {
     /// port), `p1` (A), `p2` (B), `pt` (tank).
     pub fn flows(&self, us: f64, pv: f64, p1: f64, p2: f64, pt: f64) -> ValveFlows {
         let f = self.law();
-        let [pa, pb, at, bt] = self.edges(us);
         let cv = self.cv;
-        // Edge flows (positive in the edge's direction) and their slopes.
-        let (q_pa, s_pa) = (cv * pa.0 * f.flow(pv - p1), cv * pa.0 * f.slope(pv - p1));
-        let (q_pb, s_pb) = (cv * pb.0 * f.flow(pv - p2), cv * pb.0 * f.slope(pv - p2));
-        let (q_at, s_at) = (cv * at.0 * f.flow(p1 - pt), cv * at.0 * f.slope(p1 - pt));
-        let (q_bt, s_bt) = (cv * bt.0 * f.flow(p2 - pt), cv * bt.0 * f.slope(p2 - pt));
-        // d(edge flow)/d(us) = cv * d(opening)/d(us) * f(dp).
-        let du = |e: (f64, f64), dp: f64| cv * e.1 * f.flow(dp);
-        let (du_pa, du_pb, du_at, du_bt) = (
-            du(pa, pv - p1),
-            du(pb, pv - p2),
-            du(at, p1 - pt),
-            du(bt, p2 - pt),
-        );
+        // Edge flow (positive in the edge's direction), its slope with
+        // respect to the edge's pressure drop and with respect to `us`
+        // (cv * d(opening)/d(us) * f(dp)); a closed edge contributes nothing
+        // and costs no square root.
+        let edge_flow = |(opening, d_opening): (f64, f64), dp: f64| {
+            if opening == 0.0 && d_opening == 0.0 {
+                return (0.0, 0.0, 0.0);
+            }
+            let (q, s) = f.flow_and_slope(dp);
+            (cv * opening * q, cv * opening * s, cv * d_opening * q)
+        };
+        let [pa, pb, at, bt] = self.edges(us);
+        let (q_pa, s_pa, du_pa) = edge_flow(pa, pv - p1);
+        let (q_pb, s_pb, du_pb) = edge_flow(pb, pv - p2);
+        let (q_at, s_at, du_at) = edge_flow(at, p1 - pt);
+        let (q_bt, s_bt, du_bt) = edge_flow(bt, p2 - pt);
         ValveFlows {
             q_a: q_pa - q_at,
             q_b: q_bt - q_pb,

@@ -47,12 +47,23 @@ fn arr(x: &SVector<f64, NX>) -> [f64; 6] {
 impl OdeSystem<NX> for ValveActuator {
     /// Card V1-V5 with the rod position and velocity from the inputs.
     fn rhs(&self, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        SVector::from(self.drive.eval(self.u, &arr(x), self.x, self.v).rates)
+        SVector::from(self.drive.rates(self.u, &arr(x), self.x, self.v).rates)
     }
 
     fn jacobian(&self, x: &SVector<f64, NX>) -> SMatrix<f64, NX, NX> {
         let e = self.drive.eval(self.u, &arr(x), self.x, self.v);
         SMatrix::from_fn(|r, c| e.jac[r][c])
+    }
+
+    /// One evaluation of the drive gives both.
+    fn rhs_and_jacobian_into(
+        &self,
+        x: &SVector<f64, NX>,
+        j: &mut SMatrix<f64, NX, NX>,
+    ) -> SVector<f64, NX> {
+        let e = self.drive.eval(self.u, &arr(x), self.x, self.v);
+        *j = SMatrix::from_fn(|r, c| e.jac[r][c]);
+        SVector::from(e.rates)
     }
 
     fn nominal(&self) -> SVector<f64, NX> {
@@ -137,7 +148,7 @@ impl Model<NX> for ValveActuator {
 
     fn output(&self, x: &SVector<f64, NX>, vr: u32) -> Option<f64> {
         let s = arr(x);
-        let d = self.drive.eval(self.u, &s, self.x, self.v);
+        let d = self.drive.rates(self.u, &s, self.x, self.v);
         Some(match vr {
             vr::F => self.drive.force(&s),
             vr::P1 => s[3],

@@ -51,12 +51,41 @@ fn split(x: &SVector<f64, NX>) -> ([f64; 6], [f64; 3]) {
     ([x[0], x[1], x[2], x[3], x[4], x[5]], [x[X], x[V], x[Z]])
 }
 
+impl ValveCylinder {
+    /// Rates and Jacobian from one evaluation with partials.
+    fn rates_and_jacobian(&self, x: &SVector<f64, NX>) -> (SVector<f64, NX>, SMatrix<f64, NX, NX>) {
+        let (s, c) = split(x);
+        let d = self.drive.eval(self.u, &s, c[0], c[1]);
+        let k = self.carriage.eval(&c, self.drive.force(&s));
+        let mut f = SVector::<f64, NX>::zeros();
+        let mut j = SMatrix::<f64, NX, NX>::zeros();
+        for r in 0..6 {
+            f[r] = d.rates[r];
+            for col in 0..6 {
+                j[(r, col)] = d.jac[r][col];
+            }
+            j[(r, X)] = d.d_x[r];
+            j[(r, V)] = d.d_v[r];
+        }
+        for r in 0..3 {
+            f[X + r] = k.rates[r];
+            for col in 0..3 {
+                j[(X + r, X + col)] = k.jac[r][col];
+            }
+        }
+        let cyl = &self.drive.cylinder;
+        j[(V, 3)] = k.d_force[1] * cyl.a1;
+        j[(V, 4)] = -k.d_force[1] * cyl.a2;
+        (f, j)
+    }
+}
+
 impl OdeSystem<NX> for ValveCylinder {
     /// Card V1-V6: the drive's rates with the rod moving with the carriage,
     /// and the carriage driven by the cylinder force p1 A1 - p2 A2.
     fn rhs(&self, x: &SVector<f64, NX>) -> SVector<f64, NX> {
         let (s, c) = split(x);
-        let d = self.drive.eval(self.u, &s, c[0], c[1]);
+        let d = self.drive.rates(self.u, &s, c[0], c[1]);
         let k = self.carriage.eval(&c, self.drive.force(&s));
         let mut r = SVector::<f64, NX>::zeros();
         for i in 0..6 {
@@ -69,27 +98,18 @@ impl OdeSystem<NX> for ValveCylinder {
     }
 
     fn jacobian(&self, x: &SVector<f64, NX>) -> SMatrix<f64, NX, NX> {
-        let (s, c) = split(x);
-        let d = self.drive.eval(self.u, &s, c[0], c[1]);
-        let k = self.carriage.eval(&c, self.drive.force(&s));
-        let mut j = SMatrix::<f64, NX, NX>::zeros();
-        for r in 0..6 {
-            for col in 0..6 {
-                j[(r, col)] = d.jac[r][col];
-            }
-            j[(r, X)] = d.d_x[r];
-            j[(r, V)] = d.d_v[r];
-        }
-        for r in 0..3 {
-            for col in 0..3 {
-                j[(X + r, X + col)] = k.jac[r][col];
-            }
-        }
-        // The cylinder force p1 A1 - p2 A2 drives the carriage.
-        let cyl = &self.drive.cylinder;
-        j[(V, 3)] = k.d_force[1] * cyl.a1;
-        j[(V, 4)] = -k.d_force[1] * cyl.a2;
-        j
+        self.rates_and_jacobian(x).1
+    }
+
+    /// One evaluation of the drive and the carriage gives both.
+    fn rhs_and_jacobian_into(
+        &self,
+        x: &SVector<f64, NX>,
+        j: &mut SMatrix<f64, NX, NX>,
+    ) -> SVector<f64, NX> {
+        let (f, jac) = self.rates_and_jacobian(x);
+        *j = jac;
+        f
     }
 
     fn nominal(&self) -> SVector<f64, NX> {
@@ -187,7 +207,7 @@ impl Model<NX> for ValveCylinder {
 
     fn output(&self, x: &SVector<f64, NX>, vr: u32) -> Option<f64> {
         let (s, c) = split(x);
-        let d = self.drive.eval(self.u, &s, c[0], c[1]);
+        let d = self.drive.rates(self.u, &s, c[0], c[1]);
         Some(match vr {
             vr::X => c[0],
             vr::V => c[1],

@@ -141,15 +141,30 @@ impl ValveDrive {
     /// Rates (card V1, V3, V4, V5) and their partials for command `u` (V),
     /// hydraulic state `s`, rod position `x` (m) and velocity `v` (m/s).
     pub fn eval(&self, u: f64, s: &[f64; 6], x: f64, v: f64) -> DriveEval {
+        self.evaluate::<true>(u, s, x, v)
+    }
+
+    /// The rates, flows and `pv` of [`eval`](Self::eval) without the
+    /// partial derivatives (left zero): the integrators' right-hand side,
+    /// evaluated several times per Jacobian.
+    pub fn rates(&self, u: f64, s: &[f64; 6], x: f64, v: f64) -> DriveEval {
+        self.evaluate::<false>(u, s, x, v)
+    }
+
+    /// One set of equations for both: `PARTIALS` selects at compile time
+    /// whether the partial derivatives are formed.
+    fn evaluate<const PARTIALS: bool>(&self, u: f64, s: &[f64; 6], x: f64, v: f64) -> DriveEval {
         let mut e = DriveEval::default();
         // V1: spool.
-        let (a_u, a_us, a_dus) = self.spool.acceleration_partials();
         e.rates[US] = s[DUS];
-        e.jac[US][DUS] = 1.0;
         e.rates[DUS] = self.spool.acceleration(u, s[US], s[DUS]);
-        e.jac[DUS][US] = a_us;
-        e.jac[DUS][DUS] = a_dus;
-        e.d_u[DUS] = a_u;
+        if PARTIALS {
+            let (a_u, a_us, a_dus) = self.spool.acceleration_partials();
+            e.jac[US][DUS] = 1.0;
+            e.jac[DUS][US] = a_us;
+            e.jac[DUS][DUS] = a_dus;
+            e.d_u[DUS] = a_u;
+        }
 
         // The small-volume pressure in force, with d(pv)/d(state).
         let mut dpv = [0.0; 6];
@@ -169,6 +184,39 @@ impl ValveDrive {
         // V4: valve flows; partials columns (us, pv, p1, p2).
         let f = self.valve.flows(s[US], pv, s[P1], s[P2], self.pt);
         let (q1, q2, q3) = (f.q_a, f.q_b, f.q_p);
+
+        // V3: compensator throttle and its coefficient dynamics.
+        let (psh, dpsh_1, dpsh_2) = shuttle(s[P1], s[P2]);
+        let (qv, dqv_k, dqv_pv) = self.compensator.flow(s[K], self.ps, pv);
+        let rate = self.compensator.rate(s[K], self.ps, pv, psh);
+        e.rates[K] = rate.dk;
+
+        // V5: chamber pressures.
+        let cyl = &self.cylinder;
+        let b = &self.fluid;
+        let (va, vb) = (cyl.volume_a(x), cyl.volume_b(x));
+        let (b1, b2) = (b.value(s[P1]), b.value(s[P2]));
+        let n1 = q1 - cyl.a1 * v;
+        let n2 = cyl.a2 * v - q2;
+        e.rates[P1] = b1 / va * n1;
+        e.rates[P2] = b2 / vb * n2;
+
+        // V5 (third) or V7: the small volume.
+        let bv = if self.quasi_static { 0.0 } else { b.value(pv) };
+        let n5 = qv - q3;
+        if !self.quasi_static {
+            e.rates[PV] = bv / self.vv * n5;
+        }
+        e.qv = qv;
+        e.q1 = q1;
+        e.q2 = q2;
+        e.q3 = q3;
+        if !PARTIALS {
+            return e;
+        }
+
+        // Partials, term by term from the rates above (chain rule through
+        // pv where it is the quasi-static solution).
         let total = |row: usize| {
             let p = f.partials[row];
             let mut d = [0.0; 6];
@@ -181,12 +229,6 @@ impl ValveDrive {
             d
         };
         let (dq1, dq2, dq3) = (total(0), total(1), total(2));
-
-        // V3: compensator throttle and its coefficient dynamics.
-        let (psh, dpsh_1, dpsh_2) = shuttle(s[P1], s[P2]);
-        let (qv, dqv_k, dqv_pv) = self.compensator.flow(s[K], self.ps, pv);
-        let rate = self.compensator.rate(s[K], self.ps, pv, psh);
-        e.rates[K] = rate.dk;
         for k in 0..6 {
             e.jac[K][k] = rate.d_pv * dpv[k];
         }
@@ -198,16 +240,6 @@ impl ValveDrive {
             dqv[k] = dqv_pv * dpv[k];
         }
         dqv[K] += dqv_k;
-
-        // V5: chamber pressures.
-        let cyl = &self.cylinder;
-        let b = &self.fluid;
-        let (va, vb) = (cyl.volume_a(x), cyl.volume_b(x));
-        let (b1, b2) = (b.value(s[P1]), b.value(s[P2]));
-        let n1 = q1 - cyl.a1 * v;
-        let n2 = cyl.a2 * v - q2;
-        e.rates[P1] = b1 / va * n1;
-        e.rates[P2] = b2 / vb * n2;
         for k in 0..6 {
             e.jac[P1][k] = b1 / va * dq1[k];
             e.jac[P2][k] = -b2 / vb * dq2[k];
@@ -218,21 +250,12 @@ impl ValveDrive {
         e.d_x[P2] = -b2 * n2 / (vb * vb) * cyl.dvolume_b(x);
         e.d_v[P1] = -b1 / va * cyl.a1;
         e.d_v[P2] = b2 / vb * cyl.a2;
-
-        // V5 (third) or V7: the small volume.
         if !self.quasi_static {
-            let bv = b.value(pv);
-            let n5 = qv - q3;
-            e.rates[PV] = bv / self.vv * n5;
             for k in 0..6 {
                 e.jac[PV][k] = bv / self.vv * (dqv[k] - dq3[k]);
             }
             e.jac[PV][PV] += b.derivative(pv) / self.vv * n5;
         }
-        e.qv = qv;
-        e.q1 = q1;
-        e.q2 = q2;
-        e.q3 = q3;
         e
     }
 }
@@ -314,6 +337,22 @@ mod tests {
                         "d rate{r}/dv"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn rates_without_partials_are_the_rates_of_eval() {
+        for qs in [false, true] {
+            let d = drive(qs);
+            for (s, x, v, u) in states() {
+                let (full, bare) = (d.eval(u, &s, x, v), d.rates(u, &s, x, v));
+                assert_eq!(full.rates, bare.rates);
+                assert_eq!(
+                    (full.pv, full.qv, full.q1, full.q2, full.q3),
+                    (bare.pv, bare.qv, bare.q1, bare.q2, bare.q3)
+                );
+                assert_eq!(bare.jac, [[0.0; 6]; 6]);
             }
         }
     }
