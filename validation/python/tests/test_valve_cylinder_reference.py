@@ -224,3 +224,50 @@ def test_hybrid_integration_matches_the_unlocked_model_over_the_first_switch():
     for i in (vc.I_X, vc.I_PV, vc.I_P1, vc.I_P2):
         assert vc.relative_rms_percent(nat[:, i], hyb.y[:, i]) < 1e-4
     assert sum(hyb.events.values()) > 5
+
+
+# -- ValveActuator: the same hydraulics with a prescribed rod motion ---------
+
+
+def test_prescribed_motion_freezes_the_mechanics_and_keeps_the_hydraulics():
+    y = [6.0, 10.0, 2e-9, 6e6, 3e6, 7.2e6, 0.4, 0.03, 1e-5]
+    lk = vc.natural_locks(y, P)
+    free = vc.locked_model(y, 9.0, lk, vc.K_FREE, P, want_jac=True)
+    frozen_p = vc.Par(PAR)
+    frozen_p.prescribed_motion = True
+    frozen = vc.locked_model(y, 9.0, lk, vc.K_FREE, frozen_p, want_jac=True)
+    assert frozen[0][:6] == free[0][:6]
+    assert frozen[0][6:] == [0.0, 0.0, 0.0]
+    np.testing.assert_array_equal(frozen[1][:6], free[1][:6])
+    assert not frozen[1][6:].any()
+    # the chamber pressures still see the prescribed velocity (V5)
+    assert free[1][vc.I_P1, vc.I_V] < 0.0 and frozen[1][vc.I_P1, vc.I_V] == free[1][vc.I_P1, vc.I_V]
+
+
+def test_motion_segments_cut_the_input_at_every_hold_time():
+    segs = vc.input_segments("random")
+    t_hold = np.arange(0, 101) / 100.0  # 0 .. 1 s every 10 ms
+    cut = vc.motion_segments(segs, t_hold)
+    assert len(cut) == 100
+    assert cut[0] == (0.0, 0.01, segs[0][2])
+    assert cut[49][2] == segs[0][2] and cut[50][0] == 0.5 and cut[50][2] == segs[1][2]
+    with pytest.raises(ValueError, match="not hold times"):
+        vc.motion_segments(segs, np.array([0.0, 0.3, 0.7, 1.0]))
+
+
+def test_actuator_motion_samples_the_cylinder_trace_at_the_hold_times():
+    t = vc.output_times("random")  # 5 ms grid
+    y = np.zeros((len(t), 9))
+    y[:, vc.I_X] = 0.5 + 0.1 * np.sin(t)
+    y[:, vc.I_V] = 0.1 * np.cos(t)
+    t_m, x_m, v_m = vc.actuator_motion("random_motion", t, y)
+    assert len(t_m) == 5001 and t_m[1] == 0.01 and t_m[-1] == 50.0
+    assert x_m[100] == pytest.approx(0.5 + 0.1 * math.sin(1.0), rel=1e-9)
+    assert v_m[-1] == pytest.approx(0.1 * math.cos(50.0), rel=1e-9)
+
+
+def test_actuator_force_is_the_piston_balance():
+    y = np.array([[0.0, 0.0, 5e-11, 1e7, 2e6, 1.1e7, 0.5, 0.0, 0.0]])
+    out = vc.actuator_signal_table(y, PAR)
+    assert out["F"][0] == pytest.approx(1e7 * 8.04e-4 - 2e6 * 4.24e-4)
+    assert set(out) == set(vc.ACTUATOR_SIGNALS)
