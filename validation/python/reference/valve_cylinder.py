@@ -37,10 +37,11 @@ How the discontinuities are handled (see valve_cylinder_NOTES.md):
 Per scenario it writes, in the FMI Cross-Check layout,
 ``validation/scenarios/ValveCylinder/<scenario>/``: ``ValveCylinder_in.csv``,
 ``ValveCylinder_ref.csv``, ``ValveCylinder_ref.opt`` and ``scenario.json``.
-From the trace of scenario (b) it also writes the ValveActuator scenario
-``validation/scenarios/ValveActuator/random_motion/``: the same hydraulics
-with the rod position and velocity of that trace as inputs, held for 10 ms
-each (valve_cylinder_NOTES.md, section 10).
+From the traces of scenarios (b) and (a) it also writes the ValveActuator
+scenarios ``validation/scenarios/ValveActuator/random_motion/`` and
+``repeatable_motion/``: the same hydraulics with the rod position and
+velocity of that trace as inputs, held for 10 ms each
+(valve_cylinder_NOTES.md, section 10).
 With ``--check`` nothing is written: the files are recomputed and compared
 with the ones on disk (the changed files are named). The card's "Numbers an
 implementation must reproduce" are recomputed and printed as PASS / FAIL /
@@ -1587,6 +1588,12 @@ ACTUATOR_MODEL = "ValveActuator"
 # FMU without input derivatives). The hold is a multiple of every step size
 # the harness runs, so every master and step sees the same input.
 ACTUATOR_SCENARIOS = {
+    "repeatable_motion": {
+        "from": "repeatable",
+        "hold": 0.01,
+        "description": "U of card scenario (a) (10 s, -6 V / +9 V, 2.5 s period) with the rod position and "
+        "velocity of the ValveCylinder reference trace of that scenario, sampled every 10 ms and held in between.",
+    },
     "random_motion": {
         "from": "random",
         "hold": 0.01,
