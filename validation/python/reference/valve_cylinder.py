@@ -1756,7 +1756,7 @@ def main(argv=None) -> int:
         "ValveCylinder model card, written in the FMI Cross-Check layout; also checks the card's numbers.",
     )
     parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all",
-                        help="scenario to compute (default: all)")
+                        help="ValveCylinder scenario to compute, with the ValveActuator scenarios that take their motion from it (default: all)")
     parser.add_argument("--check", action="store_true",
                         help="recompute and compare with the files on disk instead of writing them")
     parser.add_argument("--out-dir", type=Path, default=default_out,
