@@ -723,6 +723,60 @@ mod tests {
         assert!(stats.accepted - first.accepted < 10 * first.accepted.max(3));
     }
 
+    /// Decay that counts its evaluations, with a combined f + J evaluation.
+    struct CountingDecay {
+        rhs: std::cell::Cell<u64>,
+        combined: std::cell::Cell<u64>,
+    }
+    impl OdeSystem<2> for CountingDecay {
+        fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
+            self.rhs.set(self.rhs.get() + 1);
+            Decay.rhs(x)
+        }
+        fn jacobian(&self, x: &Vector2<f64>) -> SMatrix<f64, 2, 2> {
+            Decay.jacobian(x)
+        }
+        fn rhs_and_jacobian_into(
+            &self,
+            x: &Vector2<f64>,
+            j: &mut SMatrix<f64, 2, 2>,
+        ) -> Vector2<f64> {
+            self.combined.set(self.combined.get() + 1);
+            *j = Decay.jacobian(x);
+            Decay.rhs(x)
+        }
+    }
+
+    #[test]
+    fn one_start_evaluation_per_accepted_substep_and_none_after_a_rejection() {
+        let sys = CountingDecay {
+            rhs: 0.into(),
+            combined: 0.into(),
+        };
+        let mut x = Vector2::new(1.0, 1.0);
+        let settings = SolverSettings {
+            rtol: 1e-9,
+            atol: 1e-12,
+            ..Default::default()
+        };
+        // A first substep far too long for the tolerance: rejections follow.
+        let mut carried = Carried { h: 1.0 };
+        let mut stats = Stats::default();
+        advance(&sys, &mut x, 2.0, &settings, &mut carried, &mut stats).unwrap();
+        assert!(stats.rejected > 0, "no rejection to test");
+        let attempts = stats.accepted + stats.rejected;
+        // f and J at a substep start come from one combined evaluation, made
+        // once per start point: a rejected substep retries from the same
+        // point and reuses it.
+        assert_eq!(sys.combined.get(), stats.accepted);
+        assert_eq!(stats.jacobian_evals, stats.accepted);
+        // Stages 3 and 4 evaluate f at new points in every attempt.
+        assert_eq!(sys.rhs.get(), 2 * attempts);
+        assert_eq!(stats.rhs_evals, stats.accepted + 2 * attempts);
+        let exact = Vector2::new(1.0 / 3.0, (-2.0f64).exp());
+        assert!((x - exact).norm() < 1e-7, "{x} vs {exact}");
+    }
+
     #[test]
     fn too_many_substeps_is_reported() {
         let mut x = Vector2::new(1.0, 1.0);
