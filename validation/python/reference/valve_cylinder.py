@@ -1393,6 +1393,42 @@ def compare_with_committed(checks: Checks, name: str, folder: Path, files: dict[
         )
 
 
+def write_or_compare(checks: Checks, check: bool, name: str, folder: Path, files: dict[str, str],
+                     trace_ok: bool) -> None:
+    """--check: compare with the files on disk; otherwise write them, unless
+    the trace failed a check."""
+    if check:
+        compare_with_committed(checks, name, folder, files)
+    elif not trace_ok:
+        print(f"  NOT writing {folder}: the trace failed a check", flush=True)
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        for fname, text in files.items():
+            (folder / fname).write_text(text)
+        print(f"  wrote {', '.join(files)} to {folder}", flush=True)
+
+
+def cvode_agrees(checks: Checks, label: str, cv: dict[str, np.ndarray] | None, ref: dict[str, np.ndarray],
+                 bounds: dict[str, float]) -> bool:
+    """CVODE's signals against Radau's: each bounded signal must agree to
+    AGREEMENT_FRACTION of its bound (the others are reported). False when
+    CVODE did not run (--no-cvode): the reference is then not accepted."""
+    if cv is None:
+        checks.add(f"{label}: CVODE cross-check", False, "skipped (--no-cvode): the reference is not accepted")
+        return False
+    ok = True
+    for k in ref:
+        rms = relative_rms_percent(cv[k], ref[k])
+        mx = relative_max_percent(cv[k], ref[k])
+        detail = f"rel RMS {rms:.2e} %, max |diff| {mx:.2e} % of mean |{k}|"
+        if k in bounds:
+            limit = AGREEMENT_FRACTION * bounds[k]
+            ok &= checks.add(f"{label}: CVODE vs Radau {k}", rms < limit, detail + f" (limit {limit:g} %)")
+        else:
+            checks.info(f"{label}: CVODE vs Radau {k}", detail)
+    return ok
+
+
 # --------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------
@@ -1458,20 +1494,8 @@ def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
                     "counts differ (Radau/CVODE): " + ", ".join(
                         f"{k} {res['events'][k]}/{res['cvode_events'][k]}"
                         for k in res["events"] if res["events"][k] != res["cvode_events"][k]))
-        cv = signal_table(res["cvode_y"], par)
-        for k in SIGNALS:
-            rms = relative_rms_percent(cv[k], ref[k])
-            mx = relative_max_percent(cv[k], ref[k])
-            if k in SIGNAL_BOUNDS:
-                limit = AGREEMENT_FRACTION * SIGNAL_BOUNDS[k]
-                ok = checks.add(f"{name}: CVODE vs Radau {k}", rms < limit,
-                                f"rel RMS {rms:.2e} %, max |diff| {mx:.2e} % of mean |{k}| (limit {limit:g} %)")
-                trace_ok &= ok
-            else:
-                checks.info(f"{name}: CVODE vs Radau {k}", f"rel RMS {rms:.2e} %, max |diff| {mx:.2e} % of mean |{k}|")
-    else:
-        checks.add(f"{name}: CVODE cross-check", False, "skipped (--no-cvode): the reference is not accepted")
-        trace_ok = False
+    trace_ok &= cvode_agrees(checks, name, signal_table(res["cvode_y"], par) if "cvode_y" in res else None, ref,
+                             SIGNAL_BOUNDS)
 
     if "natural" in res:
         for rtol, (ys, fails) in res["natural"].items():
@@ -1564,17 +1588,8 @@ def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
             checks.info(f"{name}: explicit Euler at h = {h:g} s",
                         f"{'finite' if finite else 'DIVERGED'}, x rel RMS error {e_x:.3g} %, {rng}, {wall:.1f} s")
 
-    files = scenario_files(name, par, res["t"], ref)
-    folder = out_root / MODEL / name
-    if args.check:
-        compare_with_committed(checks, name, folder, files)
-    elif not trace_ok:
-        print(f"  NOT writing {folder}: the trace failed a solver cross-check", flush=True)
-    else:
-        folder.mkdir(parents=True, exist_ok=True)
-        for fname, text in files.items():
-            (folder / fname).write_text(text)
-        print(f"  wrote {', '.join(files)} to {folder}", flush=True)
+    write_or_compare(checks, args.check, name, out_root / MODEL / name, scenario_files(name, par, res["t"], ref),
+                     trace_ok)
 
 
 # --------------------------------------------------------------------------
@@ -1701,42 +1716,18 @@ def report_actuator(res: dict, args, checks: Checks, out_root: Path) -> None:
     print(f"\n== {ACTUATOR_MODEL}/{name}: {spec['description']}", flush=True)
     ref = actuator_signal_table(res["radau_y"], par)
     label = f"{ACTUATOR_MODEL}/{name}"
-    trace_ok = True
-    if "cvode_y" in res:
-        cv = actuator_signal_table(res["cvode_y"], par)
-        for k in ACTUATOR_SIGNALS:
-            rms = relative_rms_percent(cv[k], ref[k])
-            mx = relative_max_percent(cv[k], ref[k])
-            if k in ACTUATOR_BOUNDS:
-                limit = AGREEMENT_FRACTION * ACTUATOR_BOUNDS[k]
-                trace_ok &= checks.add(f"{label}: CVODE vs Radau {k}", rms < limit,
-                                       f"rel RMS {rms:.2e} %, max |diff| {mx:.2e} % of mean |{k}| (limit {limit:g} %)")
-            else:
-                checks.info(f"{label}: CVODE vs Radau {k}", f"rel RMS {rms:.2e} %, max |diff| {mx:.2e} % of mean |{k}|")
-    else:
-        checks.add(f"{label}: CVODE cross-check", False, "skipped (--no-cvode): the reference is not accepted")
-        trace_ok = False
+    cv = actuator_signal_table(res["cvode_y"], par) if "cvode_y" in res else None
+    trace_ok = cvode_agrees(checks, label, cv, ref, ACTUATOR_BOUNDS)
     # The prescribed motion is the cylinder's own, held for 10 ms: the
     # hydraulics must stay close to the monolithic trace (a wrong sign of v
     # or a wrong chamber volume would not).
     cyl = actuator_signal_table(res["source_y"], par)
-    parts = []
     for k in ("p1", "p2", "pv", "F"):
         rms = relative_rms_percent(ref[k], cyl[k])
-        parts.append(f"{k} {rms:.3g} %")
         trace_ok &= checks.add(f"{label}: {k} close to the ValveCylinder trace of '{spec['from']}'", rms < 5.0,
                                f"rel RMS {rms:.3g} % (limit 5 %: the motion is held for {spec['hold'] * 1e3:g} ms)")
-    files = actuator_files(name, res, ref)
-    folder = out_root / ACTUATOR_MODEL / name
-    if args.check:
-        compare_with_committed(checks, name, folder, files)
-    elif not trace_ok:
-        print(f"  NOT writing {folder}: the trace failed a check", flush=True)
-    else:
-        folder.mkdir(parents=True, exist_ok=True)
-        for fname, text in files.items():
-            (folder / fname).write_text(text)
-        print(f"  wrote {', '.join(files)} to {folder}", flush=True)
+    write_or_compare(checks, args.check, name, out_root / ACTUATOR_MODEL / name, actuator_files(name, res, ref),
+                     trace_ok)
 
 
 def _worker(job):
