@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import reference_common
+from reference_common import agrees_to_card, csv_text, fmt, parse_csv
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 from scipy.optimize import minimize_scalar
@@ -862,32 +864,8 @@ CARD_DISCREPANCIES: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
-def agrees_to_card(value: float, card: str) -> tuple[bool, str]:
-    """True if ``value`` rounded or truncated to the card's last digit gives
-    the card's number (the card uses both styles)."""
-    from decimal import Decimal
-
-    digit = Decimal(1).scaleb(Decimal(card).as_tuple().exponent)
-    exact = Decimal(repr(float(value)))
-    rounded = exact.quantize(digit, rounding="ROUND_HALF_EVEN")
-    truncated = exact.quantize(digit, rounding="ROUND_DOWN")
-    return Decimal(card) in (rounded, truncated), f"rounds to {rounded}, truncates to {truncated}"
-
-
-class Checks:
-    """PASS / FAIL / DISCREPANCY (documented, does not fail) / INFO lines."""
-
-    def __init__(self) -> None:
-        self.failed: list[str] = []
-        self.discrepancies: list[str] = []
-        self.trace_failures = 0
-
-    def add(self, name: str, ok: bool, detail: str, trace: bool = False) -> bool:
-        print(f"  [{'PASS' if ok else 'FAIL'}] {name}: {detail}", flush=True)
-        if not ok:
-            self.failed.append(name)
-            self.trace_failures += trace
-        return ok
+class Checks(reference_common.Checks):
+    """The shared checks plus the card comparison of the hose card's numbers."""
 
     def card(self, variant: str, key: str, value: float, unit: str, label: str) -> None:
         card = CARD_NUMBERS[variant][key]
@@ -901,17 +879,12 @@ class Checks:
             ours, why = documented
             same, how_ours = agrees_to_card(value, ours)
             if same:
-                print(f"  [DISCREPANCY] {name}: {value:.6g} {unit}; card {card} ({how}); documented: {why}",
-                      flush=True)
-                self.discrepancies.append(f"{name}: {value:.6g} {unit} vs card {card}")
+                self.discrepancy(name, f"{value:.6g} {unit}; card {card} ({how}); documented: {why}",
+                                 f"{name}: {value:.6g} {unit} vs card {card}")
                 return
             self.add(name, False, f"{value:.6g} {unit}; card {card}; documented value {ours} no longer holds ({how_ours})")
             return
         self.add(name, False, f"{value:.6g} {unit}; card {card} ({how})")
-
-    @staticmethod
-    def info(name: str, detail: str) -> None:
-        print(f"  [INFO] {name}: {detail}", flush=True)
 
 
 def variant_parameters(variant: str, n: int) -> dict:
@@ -1164,17 +1137,6 @@ def scenario_inputs(spec: dict, model: Hose, u0: np.ndarray) -> InputTable:
     rows = [(START_TIME, *base), (t1, *base), (t1 + 0.01, *high), (t1 + 0.02, *high), (t1 + 0.03, *base),
             (STOP_TIME, *base)]
     return InputTable(model.inputs, rows, "linear")
-
-
-def fmt(v: float) -> str:
-    return repr(float(v))
-
-
-def csv_text(header, columns) -> str:
-    lines = [",".join(header)]
-    for row in zip(*columns):
-        lines.append(",".join(fmt(v) for v in row))
-    return "\n".join(lines) + "\n"
 
 
 def opt_text() -> str:
@@ -1547,11 +1509,6 @@ def json_close(a, b, rel=1e-6, path="") -> list[str]:
     return [] if a == b else [f"{path}: {a!r} vs committed {b!r}"]
 
 
-def parse_csv(text: str) -> tuple[list[str], np.ndarray]:
-    lines = text.strip().splitlines()
-    return lines[0].split(","), np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
-
-
 def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict | None = None) -> None:
     """--check: compare a recomputed file with the committed one."""
     if not path.exists():
@@ -1633,7 +1590,6 @@ def main(argv=None) -> int:
                         help="skip the resonance numbers (nonlinear periodic orbits, ~3 min) and their JSON files")
     args = parser.parse_args(argv)
 
-    start = time.perf_counter()
     checks = Checks()
     print(f"hose reference: mode {'check' if args.check else 'write'}, output root {args.out_dir}", flush=True)
 
@@ -1711,19 +1667,7 @@ def main(argv=None) -> int:
                 path.write_text(text)
                 print(f"  wrote {path}", flush=True)
 
-    wall = time.perf_counter() - start
-    print(f"\nwall time {wall:.1f} s", flush=True)
-    if checks.discrepancies:
-        print(f"{len(checks.discrepancies)} documented discrepancy(ies) with the card:", flush=True)
-        for d in checks.discrepancies:
-            print(f"  - {d}", flush=True)
-    if checks.failed:
-        print(f"{len(checks.failed)} check(s) FAILED:", flush=True)
-        for name in checks.failed:
-            print(f"  - {name}", flush=True)
-        return 1
-    print("all checks passed", flush=True)
-    return 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

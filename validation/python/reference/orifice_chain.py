@@ -28,10 +28,10 @@ import math
 import sys
 import time
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
+from reference_common import Checks, agrees_to_card, csv_text, write_or_compare
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
@@ -312,20 +312,6 @@ def nonlinear_step_growth(par, ps, pt, h: float, method: str, steps: int = 3000)
     return float(abs(y[1] - p2s) / d0)
 
 
-def agrees_to_card(value: float, card: str) -> tuple[bool, str]:
-    """True if `value`, cut to the card's last digit, gives the card's number.
-
-    The card states numbers to a few digits, sometimes rounded (-2.4e4 for
-    -23907) and sometimes truncated (4.055e-5 for 4.05578e-5, -7.5e3 for
-    -7560, 0.69 ms for 0.6954 ms); both readings are accepted, nothing wider.
-    """
-    digit = Decimal(1).scaleb(Decimal(card).as_tuple().exponent)
-    exact = Decimal(repr(float(value)))
-    rounded = exact.quantize(digit, rounding="ROUND_HALF_EVEN")
-    truncated = exact.quantize(digit, rounding="ROUND_DOWN")
-    ok = Decimal(card) in (rounded, truncated)
-    return ok, f"rounds to {rounded:g}, truncates to {truncated:g}"
-
 
 # --------------------------------------------------------------------------
 # Solvers
@@ -403,27 +389,6 @@ def solve_cvode(par, ps, pt, t_eval) -> Trace:
 # --------------------------------------------------------------------------
 # Checks
 # --------------------------------------------------------------------------
-
-
-class Checks:
-    """Collects PASS/FAIL lines. A failed `trace` check (solver accuracy)
-    stops the scenario's files from being written; a failed comparison with
-    the card only sets the exit status."""
-
-    def __init__(self) -> None:
-        self.failed: list[str] = []
-        self.trace_failures = 0
-
-    def add(self, name: str, ok: bool, detail: str, trace: bool = False) -> bool:
-        print(f"  [{'PASS' if ok else 'FAIL'}] {name}: {detail}", flush=True)
-        if not ok:
-            self.failed.append(name)
-            self.trace_failures += trace
-        return ok
-
-    @staticmethod
-    def info(name: str, detail: str) -> None:
-        print(f"  [INFO] {name}: {detail}", flush=True)
 
 
 def relative_rms(a: np.ndarray, b: np.ndarray) -> float:
@@ -578,18 +543,6 @@ def check_dense_output(checks: Checks, name: str, par, ps, pt, radau: Trace) -> 
 # --------------------------------------------------------------------------
 
 
-def fmt(x: float) -> str:
-    """Shortest repr that reads back to the same double."""
-    return repr(float(x))
-
-
-def csv_text(header: list[str], columns: list[np.ndarray]) -> str:
-    lines = [",".join(header)]
-    for row in zip(*columns):
-        lines.append(",".join(fmt(v) for v in row))
-    return "\n".join(lines) + "\n"
-
-
 def opt_text() -> str:
     return (
         f"StartTime, {START_TIME!r}\n"
@@ -686,53 +639,6 @@ def scenario_files(name: str, trace: Trace, par: dict, ps: float, pt: float) -> 
     }
 
 
-def parse_csv(text: str) -> tuple[list[str], np.ndarray]:
-    """Header and values (rows x columns) of a comment-free CSV text."""
-    lines = text.strip().splitlines()
-    header = lines[0].split(",")
-    values = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
-    return header, values
-
-
-def compare_with_committed(checks: Checks, name: str, folder: Path, files: dict[str, str]) -> None:
-    """Compare freshly computed files with the ones on disk; say which changed."""
-    for fname, text in files.items():
-        path = folder / fname
-        if not path.exists():
-            checks.add(f"{name}: {fname}", False, "CHANGED: missing on disk")
-            continue
-        old = path.read_text()
-        if old == text:
-            checks.add(f"{name}: {fname}", True, "unchanged (identical)")
-            continue
-        if not fname.endswith("_ref.csv"):
-            checks.add(f"{name}: {fname}", False, "CHANGED (text differs)")
-            continue
-        try:
-            old_header, old_values = parse_csv(old)
-        except ValueError as err:
-            checks.add(f"{name}: {fname}", False, f"CHANGED: committed file unreadable ({err})")
-            continue
-        header, values = parse_csv(text)
-        if old_header != header or old_values.shape != values.shape:
-            checks.add(f"{name}: {fname}", False, "CHANGED: columns or row count differ")
-            continue
-        scale = np.maximum(np.mean(np.abs(values), axis=0), 1e-300)
-        change = np.max(np.abs(old_values - values), axis=0) / scale
-        if not np.any(change):
-            checks.add(f"{name}: {fname}", True, "unchanged (same numbers, different text)")
-            continue
-        worst = int(np.argmax(change))
-        ok = change[worst] <= CHECK_LIMIT
-        checks.add(
-            f"{name}: {fname}",
-            ok,
-            ("unchanged within tolerance" if ok else "CHANGED")
-            + f" (not bit-identical; largest change in {header[worst]}: {change[worst]:.2e} of its mean"
-            + f" magnitude, limit {CHECK_LIMIT:g})",
-        )
-
-
 # --------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------
@@ -797,17 +703,8 @@ def run_scenario(name: str, args, checks: Checks, out_root: Path) -> None:
                     trace=True,
                 )
 
-    files = scenario_files(name, radau, par, ps, pt)
-    folder = out_root / MODEL / name
-    if args.check:
-        compare_with_committed(checks, name, folder, files)
-    elif checks.trace_failures > trace_failures_before:
-        print(f"  NOT writing {folder}: the trace failed a solver-accuracy check", flush=True)
-    else:
-        folder.mkdir(parents=True, exist_ok=True)
-        for fname, text in files.items():
-            (folder / fname).write_text(text)
-        print(f"  wrote {', '.join(files)} to {folder}", flush=True)
+    write_or_compare(checks, args.check, name, out_root / MODEL / name, scenario_files(name, radau, par, ps, pt),
+                     checks.trace_failures == trace_failures_before, CHECK_LIMIT)
 
 
 def main(argv=None) -> int:
@@ -833,7 +730,6 @@ def main(argv=None) -> int:
     )
     args = parser.parse_args(argv)
 
-    start = time.perf_counter()
     checks = Checks()
     print(f"{MODEL} reference: mode {'check' if args.check else 'write'}, output root {args.out_dir}", flush=True)
     print("== model-independent checks ==", flush=True)
@@ -842,15 +738,7 @@ def main(argv=None) -> int:
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
     for name in names:
         run_scenario(name, args, checks, args.out_dir)
-    wall = time.perf_counter() - start
-    print(f"\nwall time {wall:.1f} s", flush=True)
-    if checks.failed:
-        print(f"{len(checks.failed)} check(s) FAILED:", flush=True)
-        for name in checks.failed:
-            print(f"  - {name}", flush=True)
-        return 1
-    print("all checks passed", flush=True)
-    return 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

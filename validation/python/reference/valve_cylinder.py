@@ -63,6 +63,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import reference_common
+from reference_common import agrees_to_card, csv_text, write_or_compare
 from scipy.integrate import solve_ivp
 
 MODEL = "ValveCylinder"
@@ -1195,31 +1197,9 @@ CARD_DISCREPANCIES: dict[str, tuple[str, str]] = {
 }
 
 
-def agrees_to_card(value: float, card: str) -> tuple[bool, str]:
-    """True if `value`, rounded or truncated to the card's last digit, gives
-    the card's number."""
-    from decimal import Decimal
-
-    digit = Decimal(1).scaleb(Decimal(card).as_tuple().exponent)
-    exact = Decimal(repr(float(value)))
-    rounded = exact.quantize(digit, rounding="ROUND_HALF_EVEN")
-    truncated = exact.quantize(digit, rounding="ROUND_DOWN")
-    ok = Decimal(card) in (rounded, truncated)
-    return ok, f"rounds to {rounded:f}, truncates to {truncated:f}"
-
-
-class Checks:
-    """Collects PASS / FAIL / DISCREPANCY lines."""
-
-    def __init__(self) -> None:
-        self.failed: list[str] = []
-        self.discrepancies: list[str] = []
-
-    def add(self, name: str, ok: bool, detail: str) -> bool:
-        print(f"  [{'PASS' if ok else 'FAIL'}] {name}: {detail}", flush=True)
-        if not ok:
-            self.failed.append(name)
-        return ok
+class Checks(reference_common.Checks):
+    """The shared checks plus the comparison with the card's numbers, which
+    knows the documented card discrepancies."""
 
     def card(self, check_id: str, name: str, value: float, card: str, unit: str) -> None:
         ok, how = agrees_to_card(value, card)
@@ -1227,18 +1207,12 @@ class Checks:
         if check_id in CARD_DISCREPANCIES:
             stated, why = CARD_DISCREPANCIES[check_id]
             if ok:
-                print(f"  [PASS] {name}: {detail} -- listed as a card discrepancy but now agrees; "
-                      "remove it from CARD_DISCREPANCIES", flush=True)
-                self.failed.append(name)
+                self.add(name, False, f"{detail} -- listed as a card discrepancy but now agrees; "
+                         "remove it from CARD_DISCREPANCIES")
             else:
-                print(f"  [DISCREPANCY] {name}: {detail}. Card: {stated}. Found: {why}", flush=True)
-                self.discrepancies.append(name)
+                self.discrepancy(name, f"{detail}. Card: {stated}. Found: {why}")
             return
         self.add(name, ok, detail)
-
-    @staticmethod
-    def info(name: str, detail: str) -> None:
-        print(f"  [INFO] {name}: {detail}", flush=True)
 
 
 def relative_rms_percent(a: np.ndarray, ref: np.ndarray) -> float:
@@ -1258,18 +1232,6 @@ def signal_table(y: np.ndarray, par: dict) -> dict[str, np.ndarray]:
 # --------------------------------------------------------------------------
 # Files
 # --------------------------------------------------------------------------
-
-
-def fmt(x: float) -> str:
-    """Shortest repr that reads back to the same double."""
-    return repr(float(x))
-
-
-def csv_text(header: list[str], columns: list[np.ndarray]) -> str:
-    lines = [",".join(header)]
-    for row in zip(*columns):
-        lines.append(",".join(fmt(v) for v in row))
-    return "\n".join(lines) + "\n"
 
 
 def opt_text(name: str) -> str:
@@ -1348,64 +1310,6 @@ def scenario_files(name: str, par: dict, t: np.ndarray, ref: dict[str, np.ndarra
         f"{MODEL}_ref.opt": opt_text(name),
         "scenario.json": json.dumps(scenario_doc(name, par, ref), indent=2) + "\n",
     }
-
-
-def parse_csv(text: str) -> tuple[list[str], np.ndarray]:
-    lines = text.strip().splitlines()
-    header = lines[0].split(",")
-    values = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
-    return header, values
-
-
-def compare_with_committed(checks: Checks, name: str, folder: Path, files: dict[str, str]) -> None:
-    """Compare freshly computed files with the ones on disk; name the changed ones."""
-    for fname, text in files.items():
-        path = folder / fname
-        label = f"{name}: {fname}"
-        if not path.exists():
-            checks.add(label, False, "CHANGED: missing on disk")
-            continue
-        old = path.read_text()
-        if old == text:
-            checks.add(label, True, "unchanged (identical)")
-            continue
-        if not fname.endswith(".csv"):
-            checks.add(label, False, "CHANGED (text differs)")
-            continue
-        try:
-            old_header, old_values = parse_csv(old)
-        except ValueError as err:
-            checks.add(label, False, f"CHANGED: committed file unreadable ({err})")
-            continue
-        header, values = parse_csv(text)
-        if old_header != header or old_values.shape != values.shape:
-            checks.add(label, False, "CHANGED: columns or row count differ")
-            continue
-        scale = np.maximum(np.mean(np.abs(values), axis=0), 1e-300)
-        change = np.max(np.abs(old_values - values), axis=0) / scale
-        worst = int(np.argmax(change))
-        ok = change[worst] <= CHECK_LIMIT
-        checks.add(
-            label, ok,
-            ("unchanged within tolerance" if ok else "CHANGED")
-            + f" (not bit-identical; largest change in {header[worst]}: {change[worst]:.2e} of its mean"
-            + f" magnitude, limit {CHECK_LIMIT:g})",
-        )
-
-
-def write_or_compare(checks: Checks, check: bool, name: str, folder: Path, files: dict[str, str],
-                     trace_ok: bool) -> None:
-    """--check: compare with the files on disk; otherwise write them, unless
-    the trace failed a check."""
-    if check:
-        compare_with_committed(checks, name, folder, files)
-    elif not trace_ok:
-        print(f"  NOT writing {folder}: the trace failed a check", flush=True)
-    else:
-        folder.mkdir(parents=True, exist_ok=True)
-        for fname, text in files.items():
-            (folder / fname).write_text(text)
-        print(f"  wrote {', '.join(files)} to {folder}", flush=True)
 
 
 def cvode_agrees(checks: Checks, label: str, cv: dict[str, np.ndarray] | None, ref: dict[str, np.ndarray],
@@ -1589,7 +1493,7 @@ def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
                         f"{'finite' if finite else 'DIVERGED'}, x rel RMS error {e_x:.3g} %, {rng}, {wall:.1f} s")
 
     write_or_compare(checks, args.check, name, out_root / MODEL / name, scenario_files(name, par, res["t"], ref),
-                     trace_ok)
+                     trace_ok, CHECK_LIMIT)
 
 
 # --------------------------------------------------------------------------
@@ -1727,7 +1631,7 @@ def report_actuator(res: dict, args, checks: Checks, out_root: Path) -> None:
         trace_ok &= checks.add(f"{label}: {k} close to the ValveCylinder trace of '{spec['from']}'", rms < 5.0,
                                f"rel RMS {rms:.3g} % (limit 5 %: the motion is held for {spec['hold'] * 1e3:g} ms)")
     write_or_compare(checks, args.check, name, out_root / ACTUATOR_MODEL / name, actuator_files(name, res, ref),
-                     trace_ok)
+                     trace_ok, CHECK_LIMIT)
 
 
 def _worker(job):
@@ -1760,7 +1664,6 @@ def main(argv=None) -> int:
                         "equations with CVODE); the card's Euler numbers on (a) are still computed")
     args = parser.parse_args(argv)
 
-    start = time.perf_counter()
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
     print(f"{MODEL} reference: mode {'check' if args.check else 'write'}, output root {args.out_dir}, "
           f"scenarios {', '.join(names)}, {args.jobs} parallel job(s); this takes minutes", flush=True)
@@ -1782,19 +1685,7 @@ def main(argv=None) -> int:
         report_scenario(res, args, checks, args.out_dir)
         for act in res["actuator"]:
             report_actuator(act, args, checks, args.out_dir)
-    wall = time.perf_counter() - start
-    print(f"\nwall time {wall:.1f} s", flush=True)
-    if checks.discrepancies:
-        print(f"{len(checks.discrepancies)} documented card discrepancy(ies):", flush=True)
-        for n in checks.discrepancies:
-            print(f"  - {n}", flush=True)
-    if checks.failed:
-        print(f"{len(checks.failed)} check(s) FAILED:", flush=True)
-        for n in checks.failed:
-            print(f"  - {n}", flush=True)
-        return 1
-    print("all checks passed", flush=True)
-    return 0
+    return checks.finish()
 
 
 def check_jacobian(checks: Checks) -> None:

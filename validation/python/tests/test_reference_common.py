@@ -1,0 +1,69 @@
+"""The helpers the reference scripts share (reference_common.py)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+
+import reference_common as rc  # noqa: E402
+
+
+def test_card_numbers_are_read_as_rounded_or_truncated_and_nothing_wider():
+    assert rc.agrees_to_card(-23907.4, "-2.4e4")[0]  # rounded
+    assert rc.agrees_to_card(4.05578e-5, "4.055e-5")[0]  # truncated
+    assert not rc.agrees_to_card(4.0566e-5, "4.055e-5")[0]
+    ok, how = rc.agrees_to_card(97.76, "97.5")
+    assert not ok and "97.8" in how and "97.7" in how
+
+
+def test_csv_text_round_trips_every_double():
+    values = [0.1, 1 / 3, -2.5e-300, 1e308]
+    text = rc.csv_text(["time", "y"], [[0.0, 1.0, 2.0, 3.0], values])
+    header, table = rc.parse_csv(text)
+    assert header == ["time", "y"] and list(table[:, 1]) == values
+    assert text.endswith("\n") and text.count("\n") == 5
+
+
+def test_checks_count_failures_and_discrepancies_and_set_the_exit_status(capsys):
+    checks = rc.Checks()
+    assert checks.add("a", True, "fine")
+    checks.discrepancy("b", "card says 1, equations give 2")
+    assert checks.finish() == 0
+    assert not checks.add("c", False, "off", trace=True)
+    checks.add("d", False, "off")
+    assert checks.trace_failures == 1 and checks.failed == ["c", "d"]
+    assert checks.finish() == 1
+    out = capsys.readouterr().out
+    assert "[DISCREPANCY] b" in out and "2 check(s) FAILED" in out and "all checks passed" in out
+
+
+def test_compare_with_committed_names_what_changed(tmp_path):
+    committed = {"x_ref.csv": rc.csv_text(["time", "y"], [[0.0, 1.0], [1.0, 2.0]]), "scenario.json": "{}\n"}
+    for name, text in committed.items():
+        (tmp_path / name).write_text(text)
+
+    def run(files):
+        checks = rc.Checks()
+        rc.compare_with_committed(checks, "s", tmp_path, files, limit=1e-9)
+        return checks.failed
+
+    assert run(committed) == []
+    # last-bit noise passes, a real change fails, as does any other file's change
+    assert run({"x_ref.csv": rc.csv_text(["time", "y"], [[0.0, 1.0], [1.0, 2.0 + 4e-16]])}) == []
+    assert run({"x_ref.csv": rc.csv_text(["time", "y"], [[0.0, 1.0], [1.0, 2.001]])}) == ["s: x_ref.csv"]
+    assert run({"x_ref.csv": rc.csv_text(["time", "z"], [[0.0, 1.0], [1.0, 2.0]])}) == ["s: x_ref.csv"]
+    assert run({"scenario.json": "{ }\n"}) == ["s: scenario.json"]
+    assert run({"missing.csv": "time\n0.0\n"}) == ["s: missing.csv"]
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_write_or_compare_writes_only_an_accepted_trace(tmp_path, check):
+    files = {"a.csv": "time\n0.0\n"}
+    checks = rc.Checks()
+    rc.write_or_compare(checks, check, "s", tmp_path / "out", files, write_ok=False, limit=1e-9)
+    assert not (tmp_path / "out").exists()
+    if not check:
+        rc.write_or_compare(checks, False, "s", tmp_path / "out", files, write_ok=True, limit=1e-9)
+        assert (tmp_path / "out" / "a.csv").read_text() == files["a.csv"]
