@@ -1284,20 +1284,27 @@ def scenario_doc(name: str, par: dict, ref: dict[str, np.ndarray]) -> dict:
     if name == "random":
         # card: "ending at 0.9578 m" (4 digits: half a unit of the last digit)
         analytic.append({"signal": "x", "time": 50.0, "value": 0.9578, "rel_tol": 5.3e-5})
+    return scenario_json(MODEL, name, spec["description"], spec["parameters"], signals, BOUND_NOTE, analytic)
+
+
+def scenario_json(model: str, name: str, description: str, parameters: dict, signals: dict, note: str,
+                  analytic: list) -> dict:
+    """The scenario.json document of one scenario folder (harness README):
+    step inputs, harness steps 1 ms and 10 ms, the Cross-Check file names."""
     return {
-        "model": MODEL,
+        "model": model,
         "scenario": name,
-        "description": spec["description"],
+        "description": description,
         "model_card": CARD,
         "generated_by": SCRIPT,
         "interpolation": "step",
         "step_sizes": [0.001, 0.01],
-        "parameters": spec["parameters"],
-        "inputs": f"{MODEL}_in.csv",
-        "reference": f"{MODEL}_ref.csv",
-        "options": f"{MODEL}_ref.opt",
+        "parameters": parameters,
+        "inputs": f"{model}_in.csv",
+        "reference": f"{model}_ref.csv",
+        "options": f"{model}_ref.opt",
         "signals": signals,
-        "note": BOUND_NOTE,
+        "note": note,
         "analytic": analytic,
     }
 
@@ -1583,28 +1590,17 @@ def actuator_files(name: str, res: dict, ref: dict[str, np.ndarray]) -> dict[str
     for k, bound in ACTUATOR_BOUNDS.items():
         rng = float(ref[k].max() - ref[k].min())
         signals[k] = {"rel_rms_percent": bound, "max_abs": float(f"{0.05 * rng:.2g}"), "band_outside_percent": 0.2}
-    doc = {
-        "model": ACTUATOR_MODEL,
-        "scenario": name,
-        "description": spec["description"],
-        "model_card": CARD,
-        "generated_by": SCRIPT,
-        "interpolation": "step",
-        "step_sizes": [0.001, 0.01],
-        "parameters": SCENARIOS[spec["from"]]["parameters"],
-        "inputs": f"{ACTUATOR_MODEL}_in.csv",
-        "reference": f"{ACTUATOR_MODEL}_ref.csv",
-        "options": f"{ACTUATOR_MODEL}_ref.opt",
-        "signals": signals,
-        "note": "Bounds: relative RMS error = RMS(FMU - reference) / mean(|reference|) over the reference grid, "
+    note = (
+        "Bounds: relative RMS error = RMS(FMU - reference) / mean(|reference|) over the reference grid, "
         "in %, and maximum absolute error in SI units (N, Pa): 1 % for pv as in the issue, and for p1, p2 and the "
         "force F = p1 A1 - p2 A2 made from them; max_abs 5 % of each signal's range; up to 0.2 % of the samples "
         "may leave FMPy's band (spikes at valve switching, as in the ValveCylinder scenarios). The reference "
         "integrates the hydraulics (V1-V5) of the ValveCylinder reference with the rod motion held between the "
         "input rows, by SciPy Radau (rtol 1e-10, discontinuities located as events), cross-checked by SUNDIALS "
-        "CVODE; see validation/python/reference/valve_cylinder_NOTES.md.",
-        "analytic": [],
-    }
+        "CVODE; see validation/python/reference/valve_cylinder_NOTES.md."
+    )
+    doc = scenario_json(ACTUATOR_MODEL, name, spec["description"], SCENARIOS[spec["from"]]["parameters"], signals,
+                        note, [])
     return {
         f"{ACTUATOR_MODEL}_in.csv": csv_text(["time", "U", "x", "v"], [t_m, u_m, x_m, v_m]),
         f"{ACTUATOR_MODEL}_ref.csv": csv_text(["time", *ACTUATOR_SIGNALS], [res["t"], *(ref[k] for k in ACTUATOR_SIGNALS)]),
