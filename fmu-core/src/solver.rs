@@ -11,7 +11,7 @@
 //! The system is autonomous within one communication step: inputs are held
 //! constant by the co-simulation master between communication points.
 
-use crate::linalg::{factor_in_place, solve_in_place};
+use crate::linalg::{Rows, factor_in_place, solve_in_place};
 use nalgebra::{SMatrix, SVector};
 
 /// A system of ordinary differential equations `dx/dt = f(x)` with its
@@ -308,24 +308,22 @@ fn rodas3_step<S: OdeSystem<N>, const N: usize>(
     x: &SVector<f64, N>,
     h: f64,
     start: &StepStart<N>,
-    g: &mut SMatrix<f64, N, N>,
+    g: &mut Rows<N>,
     stats: &mut Stats,
 ) -> Option<(SVector<f64, N>, SVector<f64, N>)> {
     // Iteration matrix G = I/(h gamma) - J, built and factorized in place
     // in the caller's buffer; inactive states get the identity / (h gamma)
     // (their rows and columns of J are zero and never written).
     let active = sys.active_states().min(N);
-    for c in 0..active {
-        for r in 0..active {
-            g[(r, c)] = -start.jac[(r, c)];
-        }
-    }
     let inv = 1.0 / (h * GAMMA);
-    for i in 0..active {
-        g[(i, i)] += inv;
+    for (r, row) in g.iter_mut().enumerate().take(active) {
+        for (c, v) in row.iter_mut().enumerate().take(active) {
+            *v = -start.jac[(r, c)];
+        }
+        row[r] += inv;
     }
-    for i in active..N {
-        g[(i, i)] = inv;
+    for (i, row) in g.iter_mut().enumerate().skip(active) {
+        row[i] = inv;
     }
     let perm = factor_in_place(g, active)?;
     let g = &*g;
@@ -378,7 +376,7 @@ pub fn rodas3_fixed<S: OdeSystem<N>, const N: usize>(
     n: usize,
     stats: &mut Stats,
 ) -> bool {
-    let mut g = SMatrix::<f64, N, N>::zeros();
+    let mut g = [[0.0; N]; N];
     let mut start = StepStart::new();
     for _ in 0..n {
         start.evaluate(sys, x, stats);
@@ -458,7 +456,7 @@ fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
     let mut substeps: u32 = 0;
     let mut rejected_last = false;
     // One iteration-matrix buffer for all substeps of this call.
-    let mut g = SMatrix::<f64, N, N>::zeros();
+    let mut g = [[0.0; N]; N];
     let mut start = StepStart::new();
     let mut start_is_current = false;
     while t < duration {
