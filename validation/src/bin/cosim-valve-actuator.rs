@@ -3,6 +3,9 @@
 //! and the cylinder force at every communication point, and the result is
 //! compared with the monolithic ValveCylinder FMU on the same scenario.
 //!
+//! Writes, per scenario, a CSV of the monolithic and the coupled traces and
+//! (with the project's Python venv) a PNG that overlays them.
+//!
 //! Run: `cargo run --release -p validation --bin cosim-valve-actuator`
 
 use anyhow::Result;
@@ -25,6 +28,12 @@ struct Args {
     /// Folder with the FMI 3 FMUs.
     #[arg(long, default_value = "dist/fmi3")]
     dist: PathBuf,
+    /// Folder for the traces (<scenario>.csv) and plots (<scenario>.png).
+    #[arg(long, default_value = "target/cosim")]
+    out: PathBuf,
+    /// Do not draw the PNG plots.
+    #[arg(long)]
+    no_plot: bool,
 }
 
 const SIGNALS: [&str; 5] = ["x", "v", "p1", "p2", "pv"];
@@ -123,6 +132,12 @@ fn main() -> Result<()> {
     } else {
         root.join(&args.dist)
     };
+    let out = if args.out.is_absolute() {
+        args.out.clone()
+    } else {
+        root.join(&args.out)
+    };
+    std::fs::create_dir_all(&out)?;
     let cyl = Fmu3::load(&dist.join("ValveCylinder.fmu"))?;
     let act = Fmu3::load(&dist.join("ValveActuator.fmu"))?;
     let mass = Fmu3::load(&dist.join("SlidingMass.fmu"))?;
@@ -149,9 +164,16 @@ fn main() -> Result<()> {
             .unwrap_or(Ok(10.0))?;
         let sample = 1e-2;
         let truth = monolithic(&cyl, &input, stop, 1e-4, sample)?;
+        let mut header = vec!["time".to_string()];
+        header.extend(SIGNALS.iter().map(|s| format!("{s}_monolithic")));
+        let mut columns: Vec<Vec<f64>> =
+            vec![(0..truth[0].len()).map(|k| k as f64 * sample).collect()];
+        columns.extend(truth.iter().cloned());
         for &h in &args.steps {
             let started = Instant::now();
             let run = coupled(&act, &mass, &input, stop, h, sample)?;
+            header.extend(SIGNALS.iter().map(|s| format!("{s}_coupled_{h:e}")));
+            columns.extend(run.iter().cloned());
             let wall = started.elapsed().as_secs_f64();
             print!("{:<12} {:>9.0e} {:>8.2}", scenario, h, wall);
             for i in 0..SIGNALS.len() {
@@ -164,6 +186,51 @@ fn main() -> Result<()> {
             }
             println!();
         }
+        let csv_path = out.join(format!("{scenario}.csv"));
+        write_columns(&csv_path, &header, &columns)?;
+        if !args.no_plot {
+            plot(&root, &csv_path, scenario)?;
+        }
+    }
+    println!("\ntraces (and plots) in {}", out.display());
+    Ok(())
+}
+
+/// Writes equal-length columns as CSV (SI units).
+fn write_columns(path: &std::path::Path, header: &[String], columns: &[Vec<f64>]) -> Result<()> {
+    use std::fmt::Write as _;
+    let rows = columns.iter().map(Vec::len).min().unwrap_or(0);
+    let mut text = header.join(",");
+    text.push('\n');
+    for r in 0..rows {
+        let row: Vec<String> = columns.iter().map(|c| format!("{:e}", c[r])).collect();
+        writeln!(text, "{}", row.join(","))?;
+    }
+    std::fs::write(path, text)?;
+    Ok(())
+}
+
+/// Overlays the monolithic and the coupled traces in a PNG (display units)
+/// with the project's Python venv, when it exists.
+fn plot(root: &std::path::Path, csv_path: &std::path::Path, scenario: &str) -> Result<()> {
+    let python = root.join("target/venv/bin/python");
+    if !python.exists() {
+        eprintln!("note: no target/venv: PNG skipped (run tests/run-all.sh once to create it)");
+        return Ok(());
+    }
+    let png = csv_path.with_extension("png");
+    let title =
+        format!("ValveActuator + SlidingMass (Jacobi) vs ValveCylinder, scenario '{scenario}'");
+    let status = std::process::Command::new(python)
+        .arg(root.join("validation/python/plot_cosim.py"))
+        .arg(csv_path)
+        .arg(&png)
+        .arg(title)
+        .status()?;
+    if status.success() {
+        println!("plot -> {}", png.display());
+    } else {
+        eprintln!("warning: the plot failed ({status})");
     }
     Ok(())
 }
