@@ -10,21 +10,10 @@
 //! the valve circuits, factorization and solve took about half the time of
 //! the same algorithm over nalgebra's column-major storage.
 
-use nalgebra::{SMatrix, SVector};
+use nalgebra::SVector;
 
 /// A dense `N x N` matrix stored by rows: `a[row][column]`.
 pub type Rows<const N: usize> = [[f64; N]; N];
-
-/// The rows of a nalgebra matrix.
-pub fn rows_of<const N: usize>(m: &SMatrix<f64, N, N>) -> Rows<N> {
-    let mut a = [[0.0; N]; N];
-    for (r, row) in a.iter_mut().enumerate() {
-        for (c, v) in row.iter_mut().enumerate() {
-            *v = m[(r, c)];
-        }
-    }
-    a
-}
 
 /// Factorizes `a` in place (LU with partial pivoting of the leading
 /// `active` block; rows and columns from `active` on must be diagonal) and
@@ -122,7 +111,12 @@ pub fn solve_in_place<const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::{Matrix3, Vector3};
+    use nalgebra::{Matrix3, SMatrix, Vector3};
+
+    /// The rows of a nalgebra matrix.
+    fn rows_of<const N: usize>(m: &SMatrix<f64, N, N>) -> Rows<N> {
+        std::array::from_fn(|r| std::array::from_fn(|c| m[(r, c)]))
+    }
 
     fn solve(a: SMatrix<f64, 3, 3>, b: Vector3<f64>) -> Option<Vector3<f64>> {
         let mut m = rows_of(&a);

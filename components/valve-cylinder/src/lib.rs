@@ -73,6 +73,7 @@ impl ValveCylinder {
                 j[(X + r, X + col)] = k.jac[r][col];
             }
         }
+        // The cylinder force p1 A1 - p2 A2 drives the carriage.
         let cyl = &self.drive.cylinder;
         j[(V, 3)] = k.d_force[1] * cyl.a1;
         j[(V, 4)] = -k.d_force[1] * cyl.a2;
