@@ -40,6 +40,7 @@ pub trait OdeSystem<const N: usize> {
         self.jacobian_into(x, j);
         self.rhs(x)
     }
+
     /// Nominal magnitude of each state (its SI unit); the absolute tolerance
     /// is `atol * nominal`.
     fn nominal(&self) -> SVector<f64, N> {
