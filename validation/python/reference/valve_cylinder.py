@@ -516,8 +516,10 @@ def locked_model(y, u: float, lk, kmode: int, p: Par, want_jac: bool = False, an
     if lo:
         f_stop += p.k_s * pen_lo - p.c_s * v
     d_v = (p1 * p.A1 - p2 * p.A2 - f_mu + f_stop) / p.m
+    dy = [d_us, d_dus, d_k, d_p1, d_p2, d_pv, v, d_v, d_z]
     frozen = p.prescribed_motion
-    dy = [d_us, d_dus, d_k, d_p1, d_p2, d_pv, 0.0, 0.0, 0.0] if frozen else [d_us, d_dus, d_k, d_p1, d_p2, d_pv, v, d_v, d_z]
+    if frozen:
+        dy[I_X:] = [0.0, 0.0, 0.0]
     extras = {"Qv": qv, "Q1": q1, "Q2": q2, "Q3": q3, "F_mu": f_mu, "F_stop": f_stop, "r": r, "s": s}
     if not want_jac:
         return dy, None, extras
