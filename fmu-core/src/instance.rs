@@ -226,6 +226,12 @@ pub fn checked_description<M: Model<NX>, const NX: usize>() -> Result<ModelDescr
     Ok(desc)
 }
 
+/// The model configured with the start values of its description: what a
+/// fresh instance integrates, for in-process use (benchmarks, tests).
+pub fn default_model<M: Model<NX>, const NX: usize>() -> Result<M, String> {
+    M::configure(&model_values(&full_description::<M, NX>()))
+}
+
 fn is_model_vr(vr: u32) -> bool {
     vr != VR_TIME && vr < VR_SOLVER_BASE
 }

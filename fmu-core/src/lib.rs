@@ -20,7 +20,7 @@ pub mod solver;
 pub mod state;
 pub mod status;
 
-pub use instance::{FmiVersion, Instance, Phase, checked_description};
+pub use instance::{FmiVersion, Instance, Phase, checked_description, default_model};
 pub use model::{Known, Model, ValueType, Values, full_description};
 pub use model_description;
 pub use nalgebra;

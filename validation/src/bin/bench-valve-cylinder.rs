@@ -156,6 +156,7 @@ fn main() -> Result<()> {
         rodas("Rodas3 rtol 1e-3", false, 1e-3, 1e-3),
         rodas("Rodas3 QS pv, 1 ms", true, 1e-3, 1e-6),
         rodas("Rodas3, 10 ms", false, 1e-2, 1e-6),
+        rodas("Rodas3 1e-4, 10 ms", false, 1e-2, 1e-4),
         explicit("Euler 1e-3 s", 2, 1e-3, false),
         explicit("Euler 5e-4 s", 2, 5e-4, false),
         explicit("Euler 1e-4 s", 2, 1e-4, false),
