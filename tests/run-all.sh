@@ -1,57 +1,168 @@
 #!/usr/bin/env bash
-# Runs every test of the project on a fresh machine: installs what is missing
-# (system packages when running as root, the pinned Python venv under
-# target/venv), builds every FMU, then runs the Rust tests (unit, FMI calls,
-# the in-Rust master on the fmi crate, the C header check), the reference
-# checks, the validation harness (every FMU in every FMI master, report in
-# target/validation/) and the Python suites (FMPy, fmpy validate,
-# fmutool -check, the harness's own tests).
-# Exits non-zero on the first failing stage.
-set -euo pipefail
+# Runs every test of the project on a fresh machine and says what it did.
+#
+#   bash tests/run-all.sh
+#
+# Installs what is missing (system packages with apt-get when running as
+# root, the pinned Python venv under target/venv), builds every FMU, then
+# runs the Rust tests (unit, FMI calls, the in-Rust master on the fmi crate,
+# the C header check), the reference checks, the validation harness (every
+# FMU in every FMI master, report in target/validation/) and the Python
+# suites (FMPy, fmpy validate, fmutool -check, the harness's own tests).
+#
+# Every test stage runs even when an earlier one failed; only a failed set-up
+# or build stops the script (nothing after it could run). It ends with one
+# table (stage, status, wall time) and the line "N passed, N failed" over all
+# test runners. Each stage's full output is in target/test-logs/<stage>.log.
+# Exit status: 0 when every stage passed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-stage() { printf '\n=== %s ===\n' "$*"; }
+logs="$root/target/test-logs"
+mkdir -p "$logs"
+venv="$root/target/venv"
+started_all=$SECONDS
 
-stage "system packages"
-need=()
-# libclang for the fmi crate's bindgen, gcc for the C header check.
-[ -n "$(ls /usr/lib/llvm-*/lib/libclang*.so* /usr/lib/x86_64-linux-gnu/libclang*.so* 2>/dev/null | head -n 1)" ] || need+=(libclang-dev)
-command -v gcc >/dev/null || need+=(gcc)
-# libtbb12 for the ecospy master of the validation harness.
-{ ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | grep -q 'libtbb\.so\.12' || need+=(libtbb12)
-if [ ${#need[@]} -gt 0 ]; then
-    if [ "$(id -u)" = 0 ]; then
-        echo "installing: ${need[*]}"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-    else
-        echo "missing system packages: ${need[*]} (run as root or install them)" >&2
-        exit 1
+stage_names=()
+stage_status=()
+stage_seconds=()
+stopped=""
+
+# run_stage KIND NAME COMMAND...: KIND is "setup" (a failure stops the
+# script) or "test" (a failure is recorded and the next stage runs).
+run_stage() {
+    local kind=$1 name=$2
+    shift 2
+    local log="$logs/${name// /-}.log"
+    if [ -n "$stopped" ]; then
+        stage_names+=("$name"); stage_status+=("skipped"); stage_seconds+=(0)
+        return
     fi
-else
-    echo "all present"
+    printf '\n=== %s ===\n' "$name"
+    local t0=$SECONDS
+    "$@" 2>&1 | tee "$log"
+    local rc=${PIPESTATUS[0]}
+    stage_names+=("$name")
+    stage_seconds+=($((SECONDS - t0)))
+    if [ "$rc" = 0 ]; then
+        stage_status+=("passed")
+    else
+        stage_status+=("FAILED (exit $rc)")
+        if [ "$kind" = setup ]; then
+            stopped="$name"
+            echo "stage '$name' failed: the stages after it cannot run (log: $log)"
+        fi
+    fi
+}
+
+# have_file PATTERN...: true when one of the glob patterns names an existing
+# file. Plain globbing: no pipe, so no SIGPIPE can fake a missing file.
+have_file() {
+    local pattern file
+    for pattern in "$@"; do
+        for file in $pattern; do
+            [ -e "$file" ] && return 0
+        done
+    done
+    return 1
+}
+
+system_packages() {
+    local need=()
+    # libclang for bindgen in the fmi crate's build (fmi-sys): bindgen loads
+    # libclang.so or libclang-<version>.so[.N]; libclang-cpp*.so is another
+    # library and does not count. Its headers come with libclang-dev too.
+    have_file '/usr/lib/llvm-*/lib/libclang.so' '/usr/lib/llvm-*/lib/libclang-[0-9]*.so*' \
+        '/usr/lib/x86_64-linux-gnu/libclang.so' '/usr/lib/x86_64-linux-gnu/libclang-[0-9]*.so*' \
+        || need+=(libclang-dev)
+    # gcc for the C header check and for crates that build C.
+    command -v gcc >/dev/null || need+=(gcc)
+    # libtbb12 for the ecospy master of the validation harness.
+    have_file '/usr/lib/x86_64-linux-gnu/libtbb.so.12*' '/usr/lib/*/libtbb.so.12*' '/usr/lib/libtbb.so.12*' \
+        || need+=(libtbb12)
+    if [ ${#need[@]} -eq 0 ]; then
+        echo "all present: libclang, gcc, libtbb12"
+        return 0
+    fi
+    if [ "$(id -u)" != 0 ]; then
+        echo "missing system packages: ${need[*]} (run as root, or install them with apt-get)" >&2
+        return 1
+    fi
+    echo "installing with apt-get: ${need[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+}
+
+build_all() {
+    cargo run --release --quiet -p build-fmu && cargo build --release --quiet -p validation --bins
+}
+
+lints() {
+    local rc=0
+    cargo fmt --all -- --check || rc=1
+    cargo clippy --workspace --all-targets --quiet -- -D warnings || rc=1
+    return $rc
+}
+
+run_stage setup "system packages" system_packages
+run_stage setup "python venv" bash validation/python/setup-venv.sh
+run_stage setup "build" build_all
+run_stage test "lints" lints
+run_stage test "rust tests" cargo test --workspace --no-fail-fast --quiet
+run_stage test "reference checks" env PYTHONPATH=validation/python \
+    "$venv/bin/python" -m harness references --check
+run_stage test "validation harness" env VALIDATION_SKIP_BUILD=1 \
+    bash validation/python/harness/run-validation.sh
+run_stage test "python tests" "$venv/bin/python" -m pytest -q \
+    --junitxml="$logs/pytest.xml" validation/python/tests tests/python
+
+# Counts over the test runners, read from their logs.
+count_passed=0
+count_failed=0
+add_counts() { count_passed=$((count_passed + $1)); count_failed=$((count_failed + $2)); }
+if [ -f "$logs/rust-tests.log" ]; then
+    # "test result: ok. 12 passed; 0 failed; ..." per test binary
+    while read -r p f; do add_counts "$p" "$f"; done < <(
+        sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p' "$logs/rust-tests.log")
+    # a test binary that did not compile reports no result line
+    if grep -q '^error: could not compile' "$logs/rust-tests.log"; then add_counts 0 1; fi
+fi
+for name in reference-checks validation-harness; do
+    [ -f "$logs/$name.log" ] || continue
+    # both print "<what>: N passed, N failed" as their last count line
+    line=$(sed -n 's/^\(reference checks\|verdicts\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) rejected\)\{0,1\}.*/\2 \3 \5/p' \
+        "$logs/$name.log" | tail -n 1)
+    if [ -n "$line" ]; then
+        read -r p f r <<< "$line"
+        add_counts "$p" $((f + ${r:-0}))
+    else
+        add_counts 0 1
+    fi
+done
+if [ -f "$logs/pytest.xml" ]; then
+    read -r p f < <("$venv/bin/python" - "$logs/pytest.xml" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+tests = sum(int(s.get("tests", 0)) for s in suites)
+bad = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+skipped = sum(int(s.get("skipped", 0)) for s in suites)
+print(tests - bad - skipped, bad)
+EOF
+    )
+    add_counts "${p:-0}" "${f:-1}"
+elif [ -f "$logs/python-tests.log" ]; then
+    add_counts 0 1
 fi
 
-stage "Python venv (target/venv, pinned in validation/python/requirements.txt)"
-venv="$root/target/venv"
-bash validation/python/setup-venv.sh
-
-stage "formatting and lints"
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --quiet -- -D warnings
-
-stage "build every FMU (cargo run --release -p build-fmu) and the in-Rust master"
-cargo run --release --quiet -p build-fmu
-cargo build --release --quiet -p validation --bins
-
-stage "reference traces: every model's reference script recomputes and compares with the committed files"
-PYTHONPATH=validation/python "$venv/bin/python" -m harness references --check
-
-stage "Rust tests"
-cargo test --workspace --quiet
-
-stage "validation harness: every FMU in every master against its references (report: target/validation/report.md)"
-VALIDATION_SKIP_BUILD=1 bash validation/python/harness/run-validation.sh
-
-stage "Python tests (FMPy, fmpy validate, fmutool, reference equations, the harness itself)"
-"$venv/bin/python" -m pytest -q validation/python/tests tests/python
+failed_stages=0
+printf '\n=== summary ===\n'
+printf '%-20s %-18s %9s\n' "stage" "status" "wall time"
+for i in "${!stage_names[@]}"; do
+    printf '%-20s %-18s %7d s\n' "${stage_names[$i]}" "${stage_status[$i]}" "${stage_seconds[$i]}"
+    [ "${stage_status[$i]}" = passed ] || failed_stages=$((failed_stages + 1))
+done
+printf '%-20s %-18s %7d s\n' "total" "" $((SECONDS - started_all))
+echo "logs: $logs/"
+echo "$count_passed passed, $count_failed failed"
+[ "$failed_stages" = 0 ] && [ "$count_failed" = 0 ]

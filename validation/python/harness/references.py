@@ -73,9 +73,15 @@ def regenerate(scenarios_root: Path, check: bool, out: Path) -> int:
     logs.mkdir(parents=True, exist_ok=True)
     failed = bool(problems)
     started = time.perf_counter()
+    # every [PASS] / [FAIL] line a script prints is one check; a file that
+    # --check finds changed, a script that fails without a FAIL line and a
+    # scenario problem count as failed checks too
+    passed_checks = 0
+    failed_checks = len(problems)
     for script, keys in sorted(scripts.items()):
         if not script.is_file():
             print(f"FAILED  {script}: script missing (named by {', '.join(keys)})", flush=True)
+            failed_checks += 1
             failed = True
             continue
         command = script_command(script, scenarios_root, check)
@@ -89,6 +95,8 @@ def regenerate(scenarios_root: Path, check: bool, out: Path) -> int:
         log.write_text("$ " + " ".join(command) + "\n" + output)
         after = snapshot(scenarios_root)
         changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+        passes = sum("[PASS]" in line for line in output.splitlines())
+        fails = sum("[FAIL]" in line for line in output.splitlines())
         status = "ok" if completed.returncode == 0 else f"FAILED (exit {completed.returncode})"
         print(f"{status:<8} {script.relative_to(REPO_ROOT) if script.is_relative_to(REPO_ROOT) else script}"
               f" in {wall:.1f} s, log {log}", flush=True)
@@ -110,11 +118,19 @@ def regenerate(scenarios_root: Path, check: bool, out: Path) -> int:
                 print("         no file changed", flush=True)
             if completed.returncode != 0:
                 print(f"         last lines: {' | '.join(output.strip().splitlines()[-3:])}", flush=True)
+        passed_checks += passes
+        failed_checks += fails
+        if completed.returncode != 0 and fails == 0:
+            failed_checks += 1
+        if check and changed:
+            failed_checks += 1
         failed = failed or completed.returncode != 0
     # the scenario folders as the scripts left them must be usable
     for problem in discover(scenarios_root)[1]:
         print(f"problem: {problem}", flush=True)
         failed = True
+        failed_checks += 1
+    print(f"reference checks: {passed_checks} passed, {failed_checks} failed", flush=True)
     print(f"references: {len(scripts)} script(s), {time.perf_counter() - started:.1f} s, "
           f"{'FAILED' if failed else 'ok'}", flush=True)
     return 1 if failed else 0
