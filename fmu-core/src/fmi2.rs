@@ -8,6 +8,7 @@
 )]
 
 use crate::ffi::{c_str, c_str_array, guard, slice_in, slice_out, with_instance, write_out};
+use crate::context::ResourceFolder;
 use crate::instance::{FmiVersion, Instance};
 use crate::logging::{Category, Fmi2Logger, Logger, Sink};
 use crate::model::{Model, ValueType};
@@ -75,12 +76,12 @@ fn st(s: Status) -> fmi2Status {
 }
 
 /// `fmi2GetTypesPlatform`.
-pub fn get_types_platform() -> *const c_char {
+pub fn get_types_platform<M: Model<N>, const N: usize>() -> *const c_char {
     c"default".as_ptr()
 }
 
 /// `fmi2GetVersion`.
-pub fn get_version() -> *const c_char {
+pub fn get_version<M: Model<N>, const N: usize>() -> *const c_char {
     c"2.0".as_ptr()
 }
 
@@ -90,7 +91,7 @@ pub unsafe fn instantiate<M: Model<N>, const N: usize>(
     instanceName: fmi2String,
     fmuType: fmi2Type,
     fmuGUID: fmi2String,
-    _fmuResourceLocation: fmi2String,
+    fmuResourceLocation: fmi2String,
     functions: *const fmi2CallbackFunctions,
     _visible: fmi2Boolean,
     loggingOn: fmi2Boolean,
@@ -126,7 +127,10 @@ pub unsafe fn instantiate<M: Model<N>, const N: usize>(
         let Some(guid) = (unsafe { c_str(fmuGUID) }) else {
             return refuse("fmuGUID is NULL");
         };
-        match Instance::<M, N>::new(V, name, guid, sink, loggingOn != 0) {
+        // SAFETY: null or a C string per the standard.
+        let location = unsafe { c_str(fmuResourceLocation) };
+        let resources = ResourceFolder::from_fmi2_uri(location);
+        match Instance::<M, N>::new(V, name, guid, resources, sink, loggingOn != 0) {
             Ok(b) => Box::into_raw(b) as fmi2Component,
             Err(e) => refuse(&e.to_string()),
         }

@@ -9,6 +9,7 @@
 )]
 
 use crate::ffi::{c_str, c_str_array, guard, slice_in, slice_out, with_instance, write_out};
+use crate::context::ResourceFolder;
 use crate::instance::{FmiVersion, Instance};
 use crate::logging::{Category, Fmi3Logger, Logger, Sink};
 use crate::model::{Model, ValueType};
@@ -90,7 +91,7 @@ fn st(s: Status) -> fmi3Status {
 }
 
 /// `fmi3GetVersion`.
-pub fn get_version() -> *const c_char {
+pub fn get_version<M: Model<N>, const N: usize>() -> *const c_char {
     c"3.0".as_ptr()
 }
 
@@ -114,7 +115,7 @@ fn refuse_instantiation(
 pub unsafe fn instantiate_co_simulation<M: Model<N>, const N: usize>(
     instanceName: fmi3String,
     instantiationToken: fmi3String,
-    _resourcePath: fmi3String,
+    resourcePath: fmi3String,
     _visible: fmi3Boolean,
     loggingOn: fmi3Boolean,
     eventModeUsed: fmi3Boolean,
@@ -148,7 +149,9 @@ pub unsafe fn instantiate_co_simulation<M: Model<N>, const N: usize>(
             return refuse("intermediate variable access is not provided by this FMU");
         }
         let sink = logMessage.map_or(Sink::None, |l| Sink::Fmi3(l, instanceEnvironment));
-        match Instance::<M, N>::new(V, name, token, sink, loggingOn != 0) {
+        // SAFETY: null or a C string per the standard.
+        let resources = ResourceFolder::from_fmi3_path(unsafe { c_str(resourcePath) });
+        match Instance::<M, N>::new(V, name, token, resources, sink, loggingOn != 0) {
             Ok(b) => Box::into_raw(b) as fmi3Instance,
             Err(e) => refuse(&e.to_string()),
         }
@@ -156,7 +159,7 @@ pub unsafe fn instantiate_co_simulation<M: Model<N>, const N: usize>(
 }
 
 /// `fmi3InstantiateModelExchange`: refused (Co-Simulation only).
-pub unsafe fn instantiate_model_exchange(
+pub unsafe fn instantiate_model_exchange<M: Model<N>, const N: usize>(
     instanceName: fmi3String,
     _instantiationToken: fmi3String,
     _resourcePath: fmi3String,
@@ -179,7 +182,7 @@ pub unsafe fn instantiate_model_exchange(
 }
 
 /// `fmi3InstantiateScheduledExecution`: refused (Co-Simulation only).
-pub unsafe fn instantiate_scheduled_execution(
+pub unsafe fn instantiate_scheduled_execution<M: Model<N>, const N: usize>(
     instanceName: fmi3String,
     _instantiationToken: fmi3String,
     _resourcePath: fmi3String,
@@ -316,44 +319,86 @@ fn check_counts<M: Model<N>, const N: usize>(
     Ok(())
 }
 
+/// A C value type of the variables this FMU has (Float64, Int32, Boolean),
+/// with its conversion to and from the stored `f64`.
+pub trait FmiValue: Copy {
+    /// The variable type it reads and writes.
+    const TYPE: ValueType;
+    /// The C value of a stored value.
+    fn from_stored(value: f64) -> Self;
+    /// The stored value of a C value (Booleans: any non-zero byte is true).
+    fn to_stored(self) -> f64;
+}
+
+impl FmiValue for fmi3Float64 {
+    const TYPE: ValueType = ValueType::Real;
+    fn from_stored(value: f64) -> Self {
+        value
+    }
+    fn to_stored(self) -> f64 {
+        self
+    }
+}
+
+impl FmiValue for fmi3Int32 {
+    const TYPE: ValueType = ValueType::Integer;
+    fn from_stored(value: f64) -> Self {
+        value as i32
+    }
+    fn to_stored(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl FmiValue for fmi3Boolean {
+    const TYPE: ValueType = ValueType::Boolean;
+    fn from_stored(value: f64) -> Self {
+        u8::from(value != 0.0)
+    }
+    fn to_stored(self) -> f64 {
+        if self != 0 { 1.0 } else { 0.0 }
+    }
+}
+
 /// Typed get for the types this FMU has (Float64, Int32, Boolean).
-pub unsafe fn get_typed<M: Model<N>, const N: usize, T>(
+pub unsafe fn get_typed<M: Model<N>, const N: usize>(
     instance: fmi3Instance,
     f: &str,
     vrs: *const fmi3ValueReference,
     nvr: usize,
-    values: *mut T,
+    values: *mut impl FmiValue,
     n_values: usize,
-    vt: ValueType,
-    conv: impl Fn(f64) -> T,
 ) -> fmi3Status {
     st(unsafe {
         with_instance::<M, N>(instance, V, f, |i| {
             check_counts(i, f, nvr, n_values)?;
             let vrs = slice_in(i, f, "valueReferences", vrs, nvr)?;
             let out = slice_out(i, f, "values", values, n_values)?;
-            i.get_values(f, vrs, vt, |k, v| out[k] = conv(v))
+            i.get_values(f, vrs, value_type(&*out), |k, v| out[k] = FmiValue::from_stored(v))
         })
     })
 }
 
+/// The value type of a slice of C values.
+fn value_type<T: FmiValue>(_: &[T]) -> ValueType {
+    T::TYPE
+}
+
 /// Typed set for the types this FMU has (Float64, Int32, Boolean).
-pub unsafe fn set_typed<M: Model<N>, const N: usize, T: Copy>(
+pub unsafe fn set_typed<M: Model<N>, const N: usize>(
     instance: fmi3Instance,
     f: &str,
     vrs: *const fmi3ValueReference,
     nvr: usize,
-    values: *const T,
+    values: *const impl FmiValue,
     n_values: usize,
-    vt: ValueType,
-    conv: impl Fn(T) -> f64,
 ) -> fmi3Status {
     st(unsafe {
         with_instance::<M, N>(instance, V, f, |i| {
             check_counts(i, f, nvr, n_values)?;
             let vrs = slice_in(i, f, "valueReferences", vrs, nvr)?;
             let vals = slice_in(i, f, "values", values, n_values)?;
-            i.set_values(f, vrs, vt, |k| conv(vals[k]))
+            i.set_values(f, vrs, value_type(vals), |k| vals[k].to_stored())
         })
     })
 }

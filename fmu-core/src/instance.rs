@@ -3,13 +3,15 @@
 //! snapshots and directional derivatives live here; `fmi2` and `fmi3` only
 //! translate C arguments.
 
+use crate::context::{Context, ResourceFolder};
 use crate::logging::{Category, Logger, Sink};
 use crate::model::{
-    Known, Model, VR_SOLVER_BASE, VR_TIME, ValueType, Values, apply_solver_value,
-    check_model_table, full_description, solver_value, type_matches,
+    Known, Model, SolverParams, VR_SOLVER_BASE, VR_STATS_BASE, VR_TIME, ValueType, Values,
+    WithInputs, check_model_table, full_description, solver_rows, statistic, type_matches,
 };
 use crate::solver::{Carried, SolverSettings, Stats, advance};
 use crate::status::{FmiResult, Status};
+use crate::table::{OutputRecord, Record, Role, Row, Table};
 use model_description::{Causality, ModelDescription, Variability, VariableType};
 use nalgebra::SVector;
 
@@ -20,7 +22,7 @@ pub(crate) const SNAPSHOT_MAGIC: u64 = 0x534e_4150_5348_4f54; // "SNAPSHOT"
 /// First bytes of a serialized FMU state.
 const SERIAL_MAGIC: &[u8; 8] = b"FLUIDFMU";
 /// Format version of a serialized FMU state.
-const SERIAL_VERSION: u32 = 1;
+const SERIAL_VERSION: u32 = 2;
 
 /// Which FMI version created an instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,10 +131,11 @@ fn allowed_phases(op: Op) -> u8 {
 /// A complete copy of an instance's state (FMU state). Plain data.
 #[derive(Clone)]
 #[repr(C)]
-pub struct Snapshot<M, const NX: usize> {
+pub struct Snapshot<M: Model<NX>, const NX: usize> {
     magic: u64,
     token_hash: u64,
     values: Values,
+    inputs: M::Inputs,
     x: SVector<f64, NX>,
     time: f64,
     start_time: f64,
@@ -144,13 +147,82 @@ pub struct Snapshot<M, const NX: usize> {
     model: M,
 }
 
-impl<M, const NX: usize> Snapshot<M, NX> {
+impl<M: Model<NX>, const NX: usize> Snapshot<M, NX> {
     pub(crate) fn is_valid_for(&self, token_hash: u64) -> bool {
         self.magic == SNAPSHOT_MAGIC && self.token_hash == token_hash
     }
 
     pub(crate) fn invalidate(&mut self) {
         self.magic = 0;
+    }
+}
+
+/// Where the settable values sit: the model's rows (inputs, outputs,
+/// parameters, in value-reference order 1..) then the solver parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    inputs: usize,
+    outputs: usize,
+    model_rows: usize,
+    solver_rows: usize,
+    /// The slot of `rtol`, which a master's tolerance also sets.
+    rtol: usize,
+}
+
+/// What a value reference names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// The independent variable.
+    Time,
+    /// Input `i` (value slot `i`).
+    Input(usize),
+    /// Output `i`.
+    Output(usize),
+    /// A model parameter in value slot `s`.
+    Parameter(usize),
+    /// A solver parameter in value slot `s`.
+    Solver(usize),
+    /// A read-only solver statistic.
+    Statistic,
+}
+
+impl Layout {
+    fn of<M: Table>() -> Self {
+        let model_rows = M::rows().len();
+        Layout {
+            inputs: <M::Inputs as Record>::LEN,
+            outputs: <M::Outputs as OutputRecord>::LEN,
+            model_rows,
+            solver_rows: <SolverParams as Record>::LEN,
+            rtol: model_rows + solver_rows().iter().position(|r| r.name == "rtol").unwrap_or(0),
+        }
+    }
+
+    fn slot(&self, vr: u32) -> Option<Slot> {
+        let v = vr as usize;
+        Some(if vr == VR_TIME {
+            Slot::Time
+        } else if v <= self.inputs {
+            Slot::Input(v - 1)
+        } else if v <= self.inputs + self.outputs {
+            Slot::Output(v - 1 - self.inputs)
+        } else if v <= self.model_rows {
+            Slot::Parameter(v - 1)
+        } else if (VR_SOLVER_BASE..VR_SOLVER_BASE + self.solver_rows as u32).contains(&vr) {
+            Slot::Solver(self.model_rows + (vr - VR_SOLVER_BASE) as usize)
+        } else if (VR_STATS_BASE..VR_STATS_BASE + 4).contains(&vr) {
+            Slot::Statistic
+        } else {
+            return None;
+        })
+    }
+
+    fn params(&self) -> std::ops::Range<usize> {
+        self.inputs + self.outputs..self.model_rows
+    }
+
+    fn solver(&self) -> std::ops::Range<usize> {
+        self.model_rows..self.model_rows + self.solver_rows
     }
 }
 
@@ -166,7 +238,13 @@ pub struct Instance<M: Model<NX>, const NX: usize> {
     token_hash: u64,
     /// (value reference, row of `desc.variables`), sorted by value reference.
     lookup: Vec<(u32, usize)>,
+    /// The table rows of the value slots (model rows, then solver rows):
+    /// every value set or restored is checked against its row.
+    rows: Vec<Row>,
+    layout: Layout,
+    resources: ResourceFolder,
     values: Values,
+    inputs: M::Inputs,
     model: M,
     x: SVector<f64, NX>,
     time: f64,
@@ -200,6 +278,9 @@ pub enum CreateError {
     },
     /// The model's variable table is inconsistent (a build error).
     InvalidModel(String),
+    /// The model cannot be built with its default parameters here (a
+    /// resource it needs is missing or unreadable).
+    Configuration(String),
 }
 
 impl std::fmt::Display for CreateError {
@@ -211,47 +292,57 @@ impl std::fmt::Display for CreateError {
                  (modelDescription.xml and binary come from different builds)"
             ),
             CreateError::InvalidModel(m) => write!(f, "the model is inconsistent: {m}"),
+            CreateError::Configuration(m) => write!(f, "the model cannot be set up: {m}"),
         }
     }
 }
 
+/// The table rows of the value slots: the model's rows, then the solver's.
+fn slot_rows<M: Table>() -> Vec<Row> {
+    let mut rows = M::rows();
+    rows.extend(solver_rows());
+    rows
+}
+
+/// The start values of the value slots.
+fn start_values(rows: &[Row]) -> Values {
+    Values::from_raw(rows.iter().map(|r| r.start).collect())
+}
+
 /// Builds the full description of `M` and checks it (the same check the
-/// packaging tool runs).
+/// packaging tool runs): the table, the XML rules, and that the default
+/// parameters configure (with no resource folder, as at packaging time,
+/// resources are not required for that check).
 pub fn checked_description<M: Model<NX>, const NX: usize>() -> Result<ModelDescription, String> {
-    check_model_table(&M::description())?;
-    let desc = full_description::<M, NX>();
+    const { assert!(<M as Table>::STATES == NX, "the table's state count differs from the model's N") };
+    check_model_table::<M>()?;
+    let desc = full_description::<M>();
     desc.validate().map_err(|e| e.to_string())?;
-    let values = model_values(&desc);
-    M::configure(&values).map_err(|e| format!("the default parameter values are rejected: {e}"))?;
     Ok(desc)
 }
 
-/// The model configured with the start values of its description: what a
-/// fresh instance integrates, for in-process use (benchmarks, tests).
-pub fn default_model<M: Model<NX>, const NX: usize>() -> Result<M, String> {
-    M::configure(&model_values(&full_description::<M, NX>()))
-}
-
-fn is_model_vr(vr: u32) -> bool {
-    vr != VR_TIME && vr < VR_SOLVER_BASE
-}
-
-fn model_values(desc: &ModelDescription) -> Values {
-    Values::from_raw(
-        desc.variables
-            .iter()
-            .filter(|v| is_model_vr(v.value_reference))
-            .map(|v| v.kind.start_as_f64().unwrap_or(0.0))
-            .collect(),
-    )
+/// The model configured with the start values of its table (no resource
+/// folder): what a fresh instance integrates, for in-process use
+/// (benchmarks, tests).
+pub fn default_model<M: Model<NX>, const NX: usize>() -> Result<(M, M::Inputs), String> {
+    let rows = slot_rows::<M>();
+    let values = start_values(&rows);
+    let layout = Layout::of::<M>();
+    let params = M::Params::from_values(&values.raw()[layout.params()]);
+    let inputs = M::Inputs::from_values(&values.raw()[..layout.inputs]);
+    let none = ResourceFolder::Unavailable("no resource folder in process".into());
+    Ok((M::configure(&params, &Context::new(&none))?, inputs))
 }
 
 impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
-    /// Creates an instance after checking the instantiation token.
+    /// Creates an instance after checking the instantiation token; the
+    /// model is configured with its default parameters and the master's
+    /// resource folder.
     pub fn new(
         version: FmiVersion,
         instance_name: &str,
         token: &str,
+        resources: ResourceFolder,
         sink: Sink,
         logging_on: bool,
     ) -> Result<Box<Self>, CreateError> {
@@ -270,9 +361,15 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             .map(|(i, v)| (v.value_reference, i))
             .collect();
         lookup.sort_unstable();
-        let values = model_values(&desc);
-        let model = M::configure(&values).map_err(CreateError::InvalidModel)?;
-        let x = model.initial_state();
+        let rows = slot_rows::<M>();
+        let layout = Layout::of::<M>();
+        let values = start_values(&rows);
+        let params = M::Params::from_values(&values.raw()[layout.params()]);
+        let model =
+            M::configure(&params, &Context::new(&resources)).map_err(CreateError::Configuration)?;
+        let inputs = M::Inputs::from_values(&values.raw()[..layout.inputs]);
+        let settings = SolverParams::from_values(&values.raw()[layout.solver()]).settings();
+        let x = model.initial_state(&inputs);
         let inst = Instance {
             magic: INSTANCE_MAGIC,
             version,
@@ -281,22 +378,30 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             token_hash: fnv1a(expected.as_bytes()),
             desc,
             lookup,
+            rows,
+            layout,
+            resources,
             values,
+            inputs,
             model,
             x,
             time: 0.0,
             start_time: 0.0,
             stop_time: None,
-            settings: SolverSettings::default(),
+            settings,
             carried: Carried::default(),
             stats: Stats::default(),
             last_successful_time: 0.0,
+        };
+        let where_resources = match &inst.resources {
+            ResourceFolder::Found(p) => format!("resources in {}", p.display()),
+            ResourceFolder::Unavailable(why) => format!("no resource folder ({why})"),
         };
         inst.logger.log(
             Status::Ok,
             Category::Events,
             &format!(
-                "instantiated {} ({:?}) with {} states",
+                "instantiated {} ({:?}) with {} states; {where_resources}",
                 inst.desc.model_name, version, NX
             ),
         );
@@ -466,7 +571,21 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                     &format!("tolerance {tol} must be in (0, 1)"),
                 );
             }
-            self.settings.rtol = tol;
+            // The master's tolerance replaces the parameter rtol, inside
+            // rtol's range.
+            let row = self.rows[self.layout.rtol];
+            let lo = row.min.map_or(tol, |b| b.value);
+            let hi = row.max.map_or(tol, |b| b.value);
+            let rtol = tol.clamp(lo, hi);
+            if rtol != tol {
+                self.logger.log(
+                    Status::Warning,
+                    Category::Warning,
+                    &format!("{function}: tolerance {tol} used as rtol = {rtol} (rtol's range is [{lo}, {hi}])"),
+                );
+            }
+            self.values.raw_mut()[self.layout.rtol] = rtol;
+            self.settings.rtol = rtol;
         }
         self.start_time = start_time;
         self.time = start_time;
@@ -499,14 +618,14 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     pub fn enter_initialization_mode(&mut self, function: &str) -> FmiResult {
         self.check_phase(function, Op::EnterInitializationMode)?;
         self.phase = Phase::InitializationMode;
-        self.x = self.model.initial_state();
+        self.x = self.model.initial_state(&self.inputs);
         Ok(())
     }
 
     /// exitInitializationMode: the initial state from the parameters.
     pub fn exit_initialization_mode(&mut self, function: &str) -> FmiResult {
         self.check_phase(function, Op::ExitInitializationMode)?;
-        let x = self.model.initial_state();
+        let x = self.model.initial_state(&self.inputs);
         if !x.iter().all(|v| v.is_finite()) {
             return self.fail(Status::Error, function, "the initial state is not finite");
         }
@@ -538,19 +657,27 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         Ok(())
     }
 
+    /// Configures the model from the parameter values in `values`.
+    fn configure(&self, values: &Values) -> Result<M, String> {
+        let params = M::Params::from_values(&values.raw()[self.layout.params()]);
+        M::configure(&params, &Context::new(&self.resources))
+    }
+
     /// reset: back to the state right after instantiation.
     pub fn reset(&mut self, function: &str) -> FmiResult {
         self.check_phase(function, Op::Reset)?;
-        self.values = model_values(&self.desc);
-        self.model = match M::configure(&self.values) {
+        let values = start_values(&self.rows);
+        self.model = match self.configure(&values) {
             Ok(m) => m,
             Err(e) => return self.fail(Status::Fatal, function, &e),
         };
-        self.x = self.model.initial_state();
+        self.values = values;
+        self.inputs = M::Inputs::from_values(&self.values.raw()[..self.layout.inputs]);
+        self.settings = SolverParams::from_values(&self.values.raw()[self.layout.solver()]).settings();
+        self.x = self.model.initial_state(&self.inputs);
         self.time = 0.0;
         self.start_time = 0.0;
         self.stop_time = None;
-        self.settings = SolverSettings::default();
         self.carried = Carried::default();
         self.stats = Stats::default();
         self.last_successful_time = 0.0;
@@ -591,7 +718,16 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         Ok(row)
     }
 
-    /// Checks that `vr` may be set to `value` now; returns the variable's row.
+    /// The value slot of a settable variable.
+    fn value_slot(&self, vr: u32) -> Option<usize> {
+        match self.layout.slot(vr)? {
+            Slot::Input(i) => Some(i),
+            Slot::Parameter(s) | Slot::Solver(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Checks that `vr` may be set to `value` now; returns its value slot.
     fn check_set(
         &self,
         function: &str,
@@ -614,7 +750,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             (Causality::Parameter, Variability::Fixed) => self.phase != Phase::StepMode,
             _ => false,
         };
-        if !settable_now {
+        let slot = self.value_slot(vr).filter(|_| settable_now);
+        let Some(slot) = slot else {
             let why = match var.causality {
                 _ if var.structural => format!(
                     "is a structural parameter and cannot be changed in {}",
@@ -635,39 +772,11 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 function,
                 &format!("variable '{}' {why}", var.name),
             );
+        };
+        if let Err(msg) = self.rows[slot].check(value) {
+            return self.fail(Status::Error, function, &msg);
         }
-        if !value.is_finite() {
-            return self.fail(
-                Status::Error,
-                function,
-                &format!("value {value} for '{}' is not finite", var.name),
-            );
-        }
-        let (lo, hi) = var.kind.range();
-        if value < lo || value > hi {
-            let unit = match &var.kind {
-                VariableType::Real { unit: Some(u), .. } => format!(" {u}"),
-                _ => String::new(),
-            };
-            return self.fail(
-                Status::Error,
-                function,
-                &format!(
-                    "value {value}{unit} for '{}' is outside its range [{lo}, {hi}]",
-                    var.name
-                ),
-            );
-        }
-        if is_model_vr(vr)
-            && let Err(msg) = M::check_value(vr, value)
-        {
-            return self.fail(
-                Status::Error,
-                function,
-                &format!("value {value} for '{}' rejected: {msg}", var.name),
-            );
-        }
-        Ok(row)
+        Ok(slot)
     }
 
     /// Sets variables of one type, all or nothing: on any refusal nothing
@@ -680,51 +789,49 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         value: impl Fn(usize) -> f64,
     ) -> FmiResult {
         self.check_phase(function, Op::SetValues)?;
-        let mut only_inputs = self.phase == Phase::StepMode;
+        let mut only_inputs = true;
         for (i, &vr) in vrs.iter().enumerate() {
-            let row = self.check_set(function, vr, value(i), wanted)?;
-            only_inputs &= self.desc.variables[row].causality == Causality::Input;
+            let slot = self.check_set(function, vr, value(i), wanted)?;
+            only_inputs &= slot < self.layout.inputs;
         }
-        // Fast path for the inputs a master sets at every communication
-        // point: the model updates them in place (no rebuild, no allocation).
+        let before_initialization =
+            matches!(self.phase, Phase::Instantiated | Phase::InitializationMode);
         if only_inputs {
-            // `set_input` leaves the model unchanged when it returns false;
-            // a partial update is then overwritten by the rebuild below.
-            let fast = vrs
-                .iter()
-                .enumerate()
-                .all(|(i, &vr)| self.model.set_input(vr, value(i)));
-            if fast {
-                for (i, &vr) in vrs.iter().enumerate() {
-                    self.values.set(vr, value(i));
+            // The inputs a master sets at every communication point change
+            // no coefficient: update them in place (no rebuild, no
+            // allocation).
+            for (i, &vr) in vrs.iter().enumerate() {
+                if let Some(slot) = self.value_slot(vr) {
+                    self.values.raw_mut()[slot] = value(i);
                 }
-                return Ok(());
             }
+        } else {
+            let mut values = self.values.clone();
+            for (i, &vr) in vrs.iter().enumerate() {
+                if let Some(slot) = self.value_slot(vr) {
+                    values.raw_mut()[slot] = value(i);
+                }
+            }
+            let params = self.layout.params();
+            if values.raw()[params.clone()] != self.values.raw()[params] {
+                self.model = match self.configure(&values) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        return self.fail(
+                            Status::Error,
+                            function,
+                            &format!("parameter values rejected, nothing changed: {e}"),
+                        );
+                    }
+                };
+            }
+            self.values = values;
+            self.settings =
+                SolverParams::from_values(&self.values.raw()[self.layout.solver()]).settings();
         }
-        let mut values = self.values.clone();
-        let mut settings = self.settings;
-        for (i, &vr) in vrs.iter().enumerate() {
-            if is_model_vr(vr) {
-                values.set(vr, value(i));
-            } else if let Err(e) = apply_solver_value(&mut settings, vr, value(i)) {
-                return self.fail(Status::Error, function, &e);
-            }
-        }
-        let model = match M::configure(&values) {
-            Ok(m) => m,
-            Err(e) => {
-                return self.fail(
-                    Status::Error,
-                    function,
-                    &format!("parameter values rejected, nothing changed: {e}"),
-                );
-            }
-        };
-        self.values = values;
-        self.settings = settings;
-        self.model = model;
-        if matches!(self.phase, Phase::Instantiated | Phase::InitializationMode) {
-            self.x = self.model.initial_state();
+        self.inputs = M::Inputs::from_values(&self.values.raw()[..self.layout.inputs]);
+        if before_initialization {
+            self.x = self.model.initial_state(&self.inputs);
         }
         Ok(())
     }
@@ -738,28 +845,19 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         mut out: impl FnMut(usize, f64),
     ) -> FmiResult {
         self.check_phase(function, Op::GetValues)?;
+        let mut outputs: Option<M::Outputs> = None;
         for (i, &vr) in vrs.iter().enumerate() {
-            let row = self.typed_row(function, vr, wanted)?;
-            let var = &self.desc.variables[row];
-            let v = if vr == VR_TIME {
-                Some(self.time)
-            } else if !is_model_vr(vr) {
-                solver_value(&self.settings, &self.stats, vr)
-            } else if matches!(var.causality, Causality::Output | Causality::Local) {
-                self.model.output(&self.x, vr)
-            } else {
-                Some(self.values.real(vr))
+            self.typed_row(function, vr, wanted)?;
+            let v = match self.layout.slot(vr) {
+                Some(Slot::Time) => self.time,
+                Some(Slot::Output(k)) => outputs
+                    .get_or_insert_with(|| self.model.all_outputs(&self.inputs, &self.x))
+                    .get(k),
+                Some(Slot::Statistic) => statistic(&self.stats, vr).unwrap_or(f64::NAN),
+                Some(Slot::Input(s) | Slot::Parameter(s) | Slot::Solver(s)) => self.values.raw()[s],
+                None => f64::NAN,
             };
-            match v {
-                Some(v) => out(i, v),
-                None => {
-                    return self.fail(
-                        Status::Error,
-                        function,
-                        &format!("the model cannot compute '{}'", var.name),
-                    );
-                }
-            }
+            out(i, v);
         }
         Ok(())
     }
@@ -829,8 +927,12 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         }
         let mut x = self.x;
         let mut carried = self.carried;
+        let system = WithInputs {
+            model: &self.model,
+            inputs: &self.inputs,
+        };
         match advance(
-            &self.model,
+            &system,
             &mut x,
             h,
             &self.settings,
@@ -861,6 +963,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             magic: SNAPSHOT_MAGIC,
             token_hash: self.token_hash,
             values: self.values.clone(),
+            inputs: self.inputs.clone(),
             x: self.x,
             time: self.time,
             start_time: self.start_time,
@@ -894,6 +997,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             );
         }
         self.values = snap.values.clone();
+        self.inputs = snap.inputs.clone();
         self.x = snap.x;
         self.time = snap.time;
         self.start_time = snap.start_time;
@@ -922,11 +1026,6 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         put(snap.stop_time.unwrap_or(f64::NAN));
         put(snap.carried.h);
         put(snap.last_successful_time);
-        put(f64::from(snap.settings.method.code()));
-        put(snap.settings.rtol);
-        put(snap.settings.atol);
-        put(f64::from(snap.settings.max_substeps));
-        put(snap.settings.explicit_step);
         for s in [
             snap.stats.rhs_evals,
             snap.stats.jacobian_evals,
@@ -943,11 +1042,14 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
 
     /// Size in bytes of a serialized snapshot.
     pub fn serialized_size(&self, snap: &Snapshot<M, NX>) -> usize {
-        8 + 4 + 8 + 4 + 4 + 8 * (snap.values.len() + NX + 5 + 5) + 8 * 5 + 8
+        Self::HEADER + 8 * (snap.values.len() + NX + 5) + 8 * 5 + 8
     }
 
+    const HEADER: usize = 8 + 4 + 8 + 4 + 4;
+
     /// Reads a serialized snapshot back; truncated, corrupted or foreign
-    /// bytes are rejected with a message.
+    /// bytes are rejected with a message, and every restored value goes
+    /// through the same checks as a setter of that variable.
     pub fn deserialize(&self, function: &str, bytes: &[u8]) -> FmiResult<Snapshot<M, NX>> {
         let reject = |why: &str| -> FmiResult<Snapshot<M, NX>> {
             self.fail(
@@ -956,7 +1058,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 &format!("serialized FMU state rejected: {why}"),
             )
         };
-        let header = 8 + 4 + 8 + 4 + 4;
+        let header = Self::HEADER;
         if bytes.len() < header + 8 {
             return reject(&format!("only {} bytes (truncated?)", bytes.len()));
         }
@@ -982,7 +1084,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             return reject("state or variable count differs from this model");
         }
         let n_values = self.values.len();
-        let expected = header + 8 * (n_values + NX + 10) + 8 * 5 + 8;
+        let expected = header + 8 * (n_values + NX + 5) + 8 * 5 + 8;
         if bytes.len() != expected {
             return reject(&format!("{} bytes, expected {expected}", bytes.len()));
         }
@@ -1000,13 +1102,6 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         let stop = next();
         let h = next();
         let last_successful_time = next();
-        let mut settings = SolverSettings::default();
-        let solver_fields = [next(), next(), next(), next(), next()];
-        for (k, v) in solver_fields.iter().enumerate() {
-            if apply_solver_value(&mut settings, VR_SOLVER_BASE + k as u32, *v).is_err() {
-                return reject("invalid solver settings");
-            }
-        }
         let mut stats_o = o;
         let mut next_u64 = || {
             let v = u64_at(stats_o);
@@ -1020,22 +1115,46 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             accepted: next_u64(),
             rejected: next_u64(),
         };
-        let all_finite = values.raw().iter().all(|v| v.is_finite())
-            && x.iter().all(|v| v.is_finite())
-            && [time, start_time, h, last_successful_time]
-                .iter()
-                .all(|v| v.is_finite());
-        if !all_finite {
-            return reject("non-finite numbers in the state");
+        // Every restored value passes its setter's checks (outputs' slots
+        // are unused and must be the zero they were written as).
+        let outputs = self.layout.inputs..self.layout.inputs + self.layout.outputs;
+        for (slot, (row, v)) in self.rows.iter().zip(values.raw()).enumerate() {
+            if outputs.contains(&slot) {
+                if *v != 0.0 {
+                    return reject(&format!("the unused slot of output '{}' is not zero", row.name));
+                }
+            } else if let Err(e) = row.check(*v) {
+                return reject(&e);
+            }
         }
-        let model = match M::configure(&values) {
+        let times_ok = [time, start_time, last_successful_time]
+            .iter()
+            .all(|v| v.is_finite())
+            && start_time <= time
+            && last_successful_time <= time;
+        if !times_ok {
+            return reject("its times are not finite or not in order (start <= last good <= now)");
+        }
+        if !(stop.is_nan() || (stop.is_finite() && stop >= start_time)) {
+            return reject("its stop time is not finite or before its start time");
+        }
+        if !(h.is_finite() && h >= 0.0) {
+            return reject("its carried step size is not a finite number >= 0");
+        }
+        if !x.iter().all(|v| v.is_finite()) {
+            return reject("non-finite numbers in the state vector");
+        }
+        let model = match self.configure(&values) {
             Ok(m) => m,
             Err(e) => return reject(&format!("its parameter values are invalid: {e}")),
         };
+        let inputs = M::Inputs::from_values(&values.raw()[..self.layout.inputs]);
+        let settings = SolverParams::from_values(&values.raw()[self.layout.solver()]).settings();
         Ok(Snapshot {
             magic: SNAPSHOT_MAGIC,
             token_hash: self.token_hash,
             values,
+            inputs,
             x,
             time,
             start_time,
@@ -1048,24 +1167,26 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         })
     }
 
+    /// A known of a directional derivative: a Real input, or an output that
+    /// shows a state.
     fn known(&self, function: &str, vr: u32) -> FmiResult<Known> {
-        if let Some(i) = M::state_index(vr) {
-            return Ok(Known::State(i));
-        }
-        match self.row(vr).map(|r| &self.desc.variables[r]) {
-            Some(v)
-                if v.causality == Causality::Input
-                    && matches!(v.kind, VariableType::Real { .. }) =>
-            {
-                Ok(Known::Input(vr))
-            }
-            Some(v) => self.fail(
+        let name = self
+            .row(vr)
+            .map_or("?", |r| self.desc.variables[r].name.as_str());
+        match self.layout.slot(vr) {
+            Some(Slot::Input(i)) => Ok(Known::Input(i)),
+            Some(Slot::Output(k)) => match self.rows[self.layout.inputs + k].role {
+                Role::Output { state: Some(s), .. } => Ok(Known::State(s)),
+                _ => self.fail(
+                    Status::Error,
+                    function,
+                    &format!("'{name}' is neither a Real input nor a state, so it cannot be a known"),
+                ),
+            },
+            Some(_) => self.fail(
                 Status::Error,
                 function,
-                &format!(
-                    "'{}' is neither a Real input nor a state, so it cannot be a known",
-                    v.name
-                ),
+                &format!("'{name}' is neither a Real input nor a state, so it cannot be a known"),
             ),
             None => self.fail(
                 Status::Error,
@@ -1075,11 +1196,12 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         }
     }
 
-    /// The partial derivative of output `of` with respect to `wrt`,
-    /// analytic where the model provides it, else by central differences.
-    fn partial(&self, of: u32, wrt: Known) -> Option<f64> {
-        if let Some(d) = self.model.output_partial(&self.x, of, wrt) {
-            return Some(d);
+    /// The partial derivative of output `of` (its index) with respect to
+    /// `wrt`, analytic where the model provides it, else by central
+    /// differences.
+    fn partial(&self, of: usize, wrt: Known) -> f64 {
+        if let Some(d) = self.model.output_partial(&self.inputs, &self.x, of, wrt) {
+            return d;
         }
         match wrt {
             Known::State(i) => {
@@ -1089,17 +1211,20 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 let mut xm = self.x;
                 xp[i] += h;
                 xm[i] -= h;
-                Some((self.model.output(&xp, of)? - self.model.output(&xm, of)?) / (2.0 * h))
+                let up = self.model.all_outputs(&self.inputs, &xp).get(of);
+                let down = self.model.all_outputs(&self.inputs, &xm).get(of);
+                (up - down) / (2.0 * h)
             }
-            Known::Input(vr) => {
-                let v0 = self.values.real(vr);
+            Known::Input(i) => {
+                let v0 = self.values.raw()[i];
                 let h = 1e-6 * v0.abs().max(1.0);
                 let eval = |v: f64| {
-                    let mut values = self.values.clone();
-                    values.set(vr, v);
-                    M::configure(&values).ok()?.output(&self.x, of)
+                    let mut raw = self.values.raw()[..self.layout.inputs].to_vec();
+                    raw[i] = v;
+                    let inputs = M::Inputs::from_values(&raw);
+                    self.model.all_outputs(&inputs, &self.x).get(of)
                 };
-                Some((eval(v0 + h)? - eval(v0 - h)?) / (2.0 * h))
+                (eval(v0 + h) - eval(v0 - h)) / (2.0 * h)
             }
         }
     }
@@ -1128,32 +1253,30 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         for &k in knowns {
             known_list.push(self.known(function, k)?);
         }
-        for (i, &u) in unknowns.iter().enumerate() {
-            let is_output = self
-                .row(u)
-                .map(|r| self.desc.variables[r].causality == Causality::Output)
-                .unwrap_or(false);
-            if !is_output {
+        let mut outputs = Vec::with_capacity(unknowns.len());
+        for &u in unknowns {
+            match self.layout.slot(u) {
+                Some(Slot::Output(k)) => outputs.push(k),
+                _ => {
+                    return self.fail(
+                        Status::Error,
+                        function,
+                        &format!("value reference {u} is not an output"),
+                    );
+                }
+            }
+        }
+        for (i, &of) in outputs.iter().enumerate() {
+            let mut sum = 0.0;
+            for (j, &k) in known_list.iter().enumerate() {
+                sum += self.partial(of, k) * seed[j];
+            }
+            if !sum.is_finite() {
                 return self.fail(
                     Status::Error,
                     function,
-                    &format!("value reference {u} is not an output"),
+                    &format!("the derivative of value reference {} is not finite", unknowns[i]),
                 );
-            }
-            let mut sum = 0.0;
-            for (j, &k) in known_list.iter().enumerate() {
-                match self.partial(u, k) {
-                    Some(d) => sum += d * seed[j],
-                    None => {
-                        return self.fail(
-                            Status::Error,
-                            function,
-                            &format!(
-                                "the derivative of {u} with respect to {k:?} is not available"
-                            ),
-                        );
-                    }
-                }
             }
             sensitivity[i] = sum;
         }

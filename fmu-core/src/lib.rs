@@ -1,13 +1,19 @@
 //! The FMI layer of every hydraulic-circuit FMU of this project.
 //!
-//! A circuit implements [`Model`] (its variable table, equations, analytic
-//! Jacobian and outputs) and writes one line, [`export_fmu!`], to get every
-//! FMI 2.0 and FMI 3.0 Co-Simulation function from the same library. This
-//! crate holds the state machine, argument checks, logging through the
-//! master's callback, FMU state snapshots and serialization, directional
-//! derivatives and the integrators ([`solver`]). It knows nothing of
-//! hydraulics.
+//! A circuit declares its variables once with [`circuit!`] (the table:
+//! value references, both model descriptions, range checks and typed
+//! parameter, input and output structs come from it), implements [`Model`]
+//! (configure from the typed parameters and the FMU's [`Context`], initial
+//! state, rates, optionally the analytic Jacobian, outputs), and writes one
+//! line, [`export_fmu!`], to get every FMI 2.0 and FMI 3.0 Co-Simulation
+//! function from the same library. This crate holds the state machine,
+//! argument checks, logging through the master's callback, FMU state
+//! snapshots and serialization, directional derivatives, the named state
+//! [`blocks`] elements fill, and the integrators ([`solver`]). It knows
+//! nothing of hydraulics.
 
+pub mod blocks;
+pub mod context;
 pub mod export;
 pub mod ffi;
 pub mod fmi2;
@@ -19,10 +25,14 @@ pub mod model;
 pub mod solver;
 pub mod state;
 pub mod status;
+pub mod table;
 
+pub use blocks::{Block, BlockJacobian, DynBlock, StateGroup};
+pub use context::{Context, ResourceFolder};
 pub use instance::{FmiVersion, Instance, Phase, checked_description, default_model};
-pub use model::{Known, Model, ValueType, Values, full_description};
+pub use model::{Known, Model, ValueType, Values, WithInputs, full_description};
 pub use model_description;
 pub use nalgebra;
 pub use solver::{Method, OdeSystem, SolverSettings};
 pub use status::Status;
+pub use table::{Record, Table};

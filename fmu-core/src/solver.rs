@@ -19,26 +19,27 @@ use nalgebra::{SMatrix, SVector};
 pub trait OdeSystem<const N: usize> {
     /// The right-hand side `f(x)` (state units per second).
     fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N>;
-    /// The Jacobian `df/dx` at `x` (analytic).
-    fn jacobian(&self, x: &SVector<f64, N>) -> SMatrix<f64, N, N>;
 
-    /// Writes the Jacobian into `j` (the integrators reuse one matrix).
-    /// Models with fewer active states than `N` may overwrite only the
-    /// leading active block: the rest of `j` is never read.
-    fn jacobian_into(&self, x: &SVector<f64, N>, j: &mut SMatrix<f64, N, N>) {
-        *j = self.jacobian(x);
+    /// Writes the analytic Jacobian `df/dx` at `x` into `j` and returns
+    /// true; returns false (the default) when the system has none, and the
+    /// integrators form it by finite differences. Models with fewer active
+    /// states than `N` may write only the leading active block: the rest of
+    /// `j` is never read.
+    fn jacobian_into(&self, _x: &SVector<f64, N>, _j: &mut SMatrix<f64, N, N>) -> bool {
+        false
     }
 
-    /// `f(x)` and the Jacobian (into `j`) at the same point: Rodas3 needs
-    /// both at the start of every substep. Override when one evaluation of
-    /// the model gives both (the default evaluates them separately).
+    /// `f(x)` and, when the system has one, the analytic Jacobian (into
+    /// `j`; the flag says whether it was written). Rodas3 needs both at the
+    /// start of every substep: override when one evaluation of the model
+    /// gives both.
     fn rhs_and_jacobian_into(
         &self,
         x: &SVector<f64, N>,
         j: &mut SMatrix<f64, N, N>,
-    ) -> SVector<f64, N> {
-        self.jacobian_into(x, j);
-        self.rhs(x)
+    ) -> (SVector<f64, N>, bool) {
+        let analytic = self.jacobian_into(x, j);
+        (self.rhs(x), analytic)
     }
 
     /// Nominal magnitude of each state (its SI unit); the absolute tolerance
@@ -53,6 +54,33 @@ pub trait OdeSystem<const N: usize> {
     fn active_states(&self) -> usize {
         N
     }
+}
+
+/// The Jacobian of `sys` at `x` by forward differences, given `f = f(x)`:
+/// the fallback for systems without an analytic one. Each active state is
+/// perturbed by `sqrt(eps) * max(|x_i|, nominal_i)`; returns the number of
+/// right-hand-side evaluations used.
+pub fn finite_difference_jacobian<S: OdeSystem<N> + ?Sized, const N: usize>(
+    sys: &S,
+    x: &SVector<f64, N>,
+    f: &SVector<f64, N>,
+    j: &mut SMatrix<f64, N, N>,
+) -> u64 {
+    let nominal = sys.nominal();
+    let active = sys.active_states().min(N);
+    let mut xp = *x;
+    for c in 0..active {
+        let h = f64::EPSILON.sqrt() * x[c].abs().max(nominal[c].abs()).max(f64::MIN_POSITIVE);
+        xp[c] = x[c] + h;
+        // the step actually taken, after rounding
+        let h = xp[c] - x[c];
+        let fp = sys.rhs(&xp);
+        for r in 0..active {
+            j[(r, c)] = (fp[r] - f[r]) / h;
+        }
+        xp[c] = x[c];
+    }
+    active as u64
 }
 
 /// Integration method, selectable as the FMU parameter `solver`.
@@ -295,9 +323,13 @@ impl<const N: usize> StepStart<N> {
     }
 
     fn evaluate<S: OdeSystem<N>>(&mut self, sys: &S, x: &SVector<f64, N>, stats: &mut Stats) {
-        self.f = sys.rhs_and_jacobian_into(x, &mut self.jac);
+        let (f, analytic) = sys.rhs_and_jacobian_into(x, &mut self.jac);
+        self.f = f;
         stats.rhs_evals += 1;
         stats.jacobian_evals += 1;
+        if !analytic {
+            stats.rhs_evals += finite_difference_jacobian(sys, x, &self.f, &mut self.jac);
+        }
     }
 }
 
@@ -537,8 +569,11 @@ mod tests {
         fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
             Vector2::new(x[1], -x[0])
         }
-        fn jacobian(&self, _x: &Vector2<f64>) -> SMatrix<f64, 2, 2> {
-            SMatrix::<f64, 2, 2>::new(0.0, 1.0, -1.0, 0.0)
+        fn jacobian_into(&self, _x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
+            *j = {
+                SMatrix::<f64, 2, 2>::new(0.0, 1.0, -1.0, 0.0)
+            };
+            true
         }
     }
 
@@ -548,8 +583,11 @@ mod tests {
         fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
             Vector2::new(-x[0] * x[0], -x[1])
         }
-        fn jacobian(&self, x: &Vector2<f64>) -> SMatrix<f64, 2, 2> {
-            SMatrix::<f64, 2, 2>::new(-2.0 * x[0], 0.0, 0.0, -1.0)
+        fn jacobian_into(&self, x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
+            *j = {
+                SMatrix::<f64, 2, 2>::new(-2.0 * x[0], 0.0, 0.0, -1.0)
+            };
+            true
         }
     }
 
@@ -631,8 +669,11 @@ mod tests {
         fn rhs(&self, x: &Vector3<f64>) -> Vector3<f64> {
             self.a * x
         }
-        fn jacobian(&self, _x: &Vector3<f64>) -> Matrix3<f64> {
-            self.a
+        fn jacobian_into(&self, _x: &Vector3<f64>, j: &mut Matrix3<f64>) -> bool {
+            *j = {
+                self.a
+            };
+            true
         }
     }
 
@@ -732,17 +773,19 @@ mod tests {
             self.rhs.set(self.rhs.get() + 1);
             Decay.rhs(x)
         }
-        fn jacobian(&self, x: &Vector2<f64>) -> SMatrix<f64, 2, 2> {
-            Decay.jacobian(x)
+        fn jacobian_into(&self, x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
+            *j = {
+                { let mut m = SMatrix::zeros(); Decay.jacobian_into(x, &mut m); m }
+            };
+            true
         }
         fn rhs_and_jacobian_into(
             &self,
             x: &Vector2<f64>,
             j: &mut SMatrix<f64, 2, 2>,
-        ) -> Vector2<f64> {
+        ) -> (Vector2<f64>, bool) {
             self.combined.set(self.combined.get() + 1);
-            *j = Decay.jacobian(x);
-            Decay.rhs(x)
+            (Decay.rhs(x), Decay.jacobian_into(x, j))
         }
     }
 
@@ -804,11 +847,14 @@ mod tests {
         fn rhs(&self, x: &SVector<f64, 5>) -> SVector<f64, 5> {
             SVector::<f64, 5>::from([-x[0] * x[0], -x[1], 0.0, 0.0, 0.0])
         }
-        fn jacobian(&self, x: &SVector<f64, 5>) -> SMatrix<f64, 5, 5> {
-            let mut j = SMatrix::<f64, 5, 5>::zeros();
-            j[(0, 0)] = -2.0 * x[0];
-            j[(1, 1)] = -1.0;
-            j
+        fn jacobian_into(&self, x: &SVector<f64, 5>, j: &mut SMatrix<f64, 5, 5>) -> bool {
+            *j = {
+                let mut j = SMatrix::<f64, 5, 5>::zeros();
+                j[(0, 0)] = -2.0 * x[0];
+                j[(1, 1)] = -1.0;
+                j
+            };
+            true
         }
         fn active_states(&self) -> usize {
             2
@@ -837,8 +883,11 @@ mod tests {
         fn rhs(&self, x: &SVector<f64, 1>) -> SVector<f64, 1> {
             SVector::<f64, 1>::new(if x[0] > 2.0 { f64::NAN } else { 1.0 })
         }
-        fn jacobian(&self, _x: &SVector<f64, 1>) -> SMatrix<f64, 1, 1> {
-            SMatrix::<f64, 1, 1>::zeros()
+        fn jacobian_into(&self, _x: &SVector<f64, 1>, j: &mut SMatrix<f64, 1, 1>) -> bool {
+            *j = {
+                SMatrix::<f64, 1, 1>::zeros()
+            };
+            true
         }
     }
 
@@ -873,5 +922,49 @@ mod tests {
             );
             assert!(matches!(r, Err(SolverError::NotFinite { .. })), "{r:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod finite_difference_tests {
+    use super::*;
+    use nalgebra::Vector2;
+
+    /// The decay problem without an analytic Jacobian.
+    struct DecayNoJacobian;
+    impl OdeSystem<2> for DecayNoJacobian {
+        fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
+            Vector2::new(-x[0] * x[0], -1e4 * (x[1] - x[0]))
+        }
+    }
+
+    #[test]
+    fn finite_differences_stand_in_for_a_missing_jacobian() {
+        let x = Vector2::new(0.7, 0.2);
+        let mut j = SMatrix::<f64, 2, 2>::zeros();
+        let f = DecayNoJacobian.rhs(&x);
+        assert_eq!(finite_difference_jacobian(&DecayNoJacobian, &x, &f, &mut j), 2);
+        let exact = SMatrix::<f64, 2, 2>::new(-1.4, 0.0, 1e4, -1e4);
+        assert!((j - exact).abs().max() < 1e-3, "{j}");
+        // A stiff run with the finite-difference Jacobian matches the exact
+        // solution x0 = 1/(1 + 0.7 t) and counts its extra evaluations.
+        let mut y = x;
+        let mut stats = Stats::default();
+        let settings = SolverSettings {
+            rtol: 1e-8,
+            atol: 1e-10,
+            ..Default::default()
+        };
+        let mut carried = Carried::default();
+        for _ in 0..100 {
+            advance(&DecayNoJacobian, &mut y, 0.01, &settings, &mut carried, &mut stats).unwrap();
+        }
+        let x0 = 0.7 / (1.0 + 0.7);
+        assert!((y[0] - x0).abs() < 1e-7 && (y[1] - y[0]).abs() < 1e-3, "{y}");
+        assert_eq!(
+            stats.rhs_evals,
+            stats.jacobian_evals * 3 + 2 * (stats.accepted + stats.rejected) + 1,
+            "{stats:?}"
+        );
     }
 }

@@ -55,14 +55,15 @@ th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-alig
 th{background:#f3f5f7}tr:nth-child(even) td{background:#fafbfc}\
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}\
+pre{background:#f6f8fa;padding:.6rem .8rem;overflow-x:auto;border-radius:4px}\
 .muted{color:#6e7781}footer{margin-top:3rem;color:#6e7781;font-size:.85rem}";
 
 impl ModelDescription {
     /// A complete, self-contained HTML5 page documenting the FMU, for
-    /// `documentation/index.html`: summary, variables grouped by causality
-    /// (inputs, outputs, parameters, others) with SI and display units, start
-    /// values in both units, ranges and variability; the equations and notes
-    /// from [`crate::Documentation`] (HTML fragments, inserted as they are);
+    /// `documentation/index.html`: the circuit's own page from
+    /// [`crate::Documentation`] (Markdown, rendered), the variables grouped
+    /// by causality (inputs, outputs, parameters, others) with SI and
+    /// display units, start values in both units, ranges and variability;
     /// the default experiment, capability flags, log categories, the FMI
     /// versions supported and the instantiation token. Text from the
     /// variable table and the metadata is escaped.
@@ -84,26 +85,18 @@ impl ModelDescription {
             );
         }
         h.push_str(
-            "<nav><a href=\"#summary\">Summary</a><a href=\"#variables\">Variables</a>\
-             <a href=\"#equations\">Equations</a><a href=\"#notes\">Notes</a>\
+            "<nav><a href=\"#model\">Model</a><a href=\"#variables\">Variables</a>\
              <a href=\"#experiment\">Default experiment</a><a href=\"#capabilities\">Capabilities</a>\
              <a href=\"#logging\">Logging</a><a href=\"#fmi\">FMI</a></nav>\n</header>\n",
         );
 
         section(
             &mut h,
-            "summary",
-            "Summary",
-            &self.documentation.summary_html,
+            "model",
+            "Model",
+            &markdown_html(&self.documentation.page_markdown),
         );
         self.write_variables_section(&mut h);
-        section(
-            &mut h,
-            "equations",
-            "Equations",
-            &self.documentation.equations_html,
-        );
-        section(&mut h, "notes", "Notes", &self.documentation.notes_html);
         self.write_experiment_section(&mut h);
         self.write_capabilities_section(&mut h);
         self.write_logging_section(&mut h);
@@ -377,6 +370,37 @@ impl ModelDescription {
 }
 
 /// A section with an HTML fragment inserted as it is (or a note when empty).
+/// Renders a Markdown page (CommonMark with tables) to an HTML fragment,
+/// each heading two levels down so that the page's own title sits under the
+/// section's `<h2>`.
+fn markdown_html(markdown: &str) -> String {
+    use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+    let down = |level: HeadingLevel| match level {
+        HeadingLevel::H1 => HeadingLevel::H3,
+        HeadingLevel::H2 => HeadingLevel::H4,
+        HeadingLevel::H3 => HeadingLevel::H5,
+        _ => HeadingLevel::H6,
+    };
+    let events = Parser::new_ext(markdown, Options::ENABLE_TABLES).map(|event| match event {
+        Event::Start(Tag::Heading {
+            level,
+            id,
+            classes,
+            attrs,
+        }) => Event::Start(Tag::Heading {
+            level: down(level),
+            id,
+            classes,
+            attrs,
+        }),
+        Event::End(TagEnd::Heading(level)) => Event::End(TagEnd::Heading(down(level))),
+        other => other,
+    });
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, events);
+    html
+}
+
 fn section(h: &mut String, id: &str, title: &str, fragment_html: &str) {
     let _ = writeln!(h, "<section id=\"{id}\">\n<h2>{title}</h2>");
     if fragment_html.trim().is_empty() {
@@ -412,10 +436,12 @@ mod tests {
         assert!(html.contains("&lt;test model&gt;"));
         assert!(html.contains("Integrator &lt;step&gt; statistics"));
         assert!(html.contains("&quot;between&quot; orifices 1 &amp; 2"));
-        // ... the documentation fragments are inserted as HTML
-        assert!(html.contains(&md.documentation.summary_html));
-        assert!(html.contains(&md.documentation.equations_html));
-        assert!(html.contains(&md.documentation.notes_html));
+        // ... the Markdown page is rendered, headings one level down,
+        // tables as tables, text escaped
+        assert!(html.contains("<h3>OrificeChain</h3>"), "{html}");
+        assert!(html.contains("<h4>Equations</h4>"));
+        assert!(html.contains("<code>Q = Cd A sqrt(2 dp / rho)</code>"));
+        assert!(html.contains("<td>1 &lt; 2</td>"));
         // start values in SI and display units, token, versions
         assert!(html.contains("1e7"), "ps start in Pa");
         assert!(html.contains("100 bar"), "ps start in bar");

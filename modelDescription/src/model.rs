@@ -448,12 +448,11 @@ impl Default for Capabilities {
 /// by the packaging tool (not part of the XML).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Documentation {
-    /// What the circuit is, one or two paragraphs (HTML fragment).
-    pub summary_html: String,
-    /// The equations, citing the model card's numbers (HTML fragment).
-    pub equations_html: String,
-    /// Deviations from the papers, replaced values, caveats (HTML fragment).
-    pub notes_html: String,
+    /// The circuit's documentation page in Markdown (CommonMark with
+    /// tables): what it is, its equations, the values that replace the
+    /// papers' garbled ones, references. Rendered into the page with its
+    /// headings one level down.
+    pub page_markdown: String,
 }
 
 /// The whole model description: the one table both XML versions come from.

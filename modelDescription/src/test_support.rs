@@ -129,9 +129,10 @@ pub(crate) fn sample() -> ModelDescription {
             ..Capabilities::default()
         },
         documentation: Documentation {
-            summary_html: "<p>Three orifices in series.</p>".into(),
-            equations_html: "<p>Q = Cd A sqrt(2 dp / rho) (card eq. 1)</p>".into(),
-            notes_html: "<p>No notes.</p>".into(),
+            page_markdown: "# OrificeChain\n\nThree orifices in series.\n\n\
+                            ## Equations\n\n(E1) `Q = Cd A sqrt(2 dp / rho)`\n\n\
+                            | a | b |\n|---|---|\n| 1 < 2 | x |\n"
+                .into(),
         },
     }
 }

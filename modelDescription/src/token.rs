@@ -166,7 +166,7 @@ mod tests {
         let mut other = md.clone();
         other.variables[2] = other.variables[2].clone().unit("Pa", Some("MPa"));
         other.variables[2].description = "changed".into();
-        other.documentation.notes_html = "<p>changed</p>".into();
+        other.documentation.page_markdown = "changed".into();
         assert_eq!(t, other.instantiation_token());
     }
 }

@@ -1,0 +1,933 @@
+//! The declarative variable table of a circuit.
+//!
+//! A circuit states each variable once, in the [`circuit!`](crate::circuit)
+//! macro: name, type, unit and display unit, start value, range and
+//! description (its doc comment). From that one place come
+//!
+//! * the value references (the row's position, counted from 1: no numbers
+//!   to keep in step by hand),
+//! * the rows of both model descriptions (fmu-core adds `time`, the solver
+//!   parameters, log categories, capabilities and every other FMI-wide
+//!   field),
+//! * the range checks every setter and every restored FMU state goes
+//!   through ([`Row::check`]), with open bounds for "must be positive",
+//! * typed structs: the parameters `configure` reads by field, the inputs
+//!   the rates read by field, the outputs the model fills by field.
+//!
+//! Parameters that several circuits share are declared once as a group with
+//! [`parameters!`](crate::parameters) and included by field.
+//!
+//! The tables are `macro_rules!` macros rather than a derive: they compile
+//! in the circuit crate without a proc-macro crate (no `syn`), read as a
+//! table, and every row's options are plain method calls on [`Row`], so a
+//! misspelt option is an ordinary compile error pointing at the row.
+
+use model_description::{Causality, Initial, Variability, Variable};
+
+/// The data type of a variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A real number (FMI 2 `Real`, FMI 3 `Float64`).
+    Real,
+    /// A 32-bit integer (FMI 2 `Integer`, FMI 3 `Int32`).
+    Integer,
+    /// A Boolean.
+    Boolean,
+}
+
+/// What a row is to the master.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Role {
+    /// Set by the master at communication points.
+    Input,
+    /// Computed by the model.
+    Output {
+        /// The state the output shows, if it is one (index in the state
+        /// vector): such outputs may be knowns of directional derivatives.
+        state: Option<usize>,
+        /// Names of the inputs it depends on directly (feedthrough).
+        depends: &'static [&'static str],
+    },
+    /// A parameter.
+    Parameter {
+        /// Settable between communication steps.
+        tunable: bool,
+        /// Sets the model's structure (FMI 3 structural parameter).
+        structural: bool,
+    },
+}
+
+/// One end of a range: the limit and whether it is excluded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bound {
+    /// The limit, in the variable's SI unit.
+    pub value: f64,
+    /// True when the limit itself is not allowed ("must be positive").
+    pub open: bool,
+}
+
+/// One row of a circuit's variable table. The builder methods are the
+/// options a table row may name (`min`, `max`, `above`, `below`, `tunable`,
+/// `structural`, ...).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Row {
+    /// Variable name (the papers' symbol where one exists).
+    pub name: &'static str,
+    /// What the variable is, in domain terms (the row's doc comment).
+    pub description: &'static str,
+    /// Data type.
+    pub kind: Kind,
+    /// Input, output or parameter.
+    pub role: Role,
+    /// SI unit, if any.
+    pub unit: Option<&'static str>,
+    /// The unit people read (bar, L/min, mm), if any.
+    pub display_unit: Option<&'static str>,
+    /// Start value (inputs and parameters), SI unit; Booleans 0/1.
+    pub start: f64,
+    /// Lower end of the allowed range.
+    pub min: Option<Bound>,
+    /// Upper end of the allowed range.
+    pub max: Option<Bound>,
+}
+
+impl Row {
+    fn new(name: &'static str, description: &'static str, kind: Kind) -> Self {
+        Row {
+            name,
+            description,
+            kind,
+            role: Role::Parameter {
+                tunable: false,
+                structural: false,
+            },
+            unit: None,
+            display_unit: None,
+            start: 0.0,
+            min: None,
+            max: None,
+        }
+    }
+
+    /// A real row.
+    pub fn real(name: &'static str, description: &'static str) -> Self {
+        Self::new(name, description, Kind::Real)
+    }
+
+    /// An integer row.
+    pub fn int(name: &'static str, description: &'static str) -> Self {
+        Self::new(name, description, Kind::Integer)
+    }
+
+    /// A Boolean row.
+    pub fn bool(name: &'static str, description: &'static str) -> Self {
+        Self::new(name, description, Kind::Boolean)
+    }
+
+    /// Makes the row an input.
+    pub fn input(mut self) -> Self {
+        self.role = Role::Input;
+        self
+    }
+
+    /// Makes the row an output showing state `state` (if any) and depending
+    /// directly on the named inputs.
+    pub fn output(mut self, state: Option<usize>, depends: &'static [&'static str]) -> Self {
+        self.role = Role::Output { state, depends };
+        self
+    }
+
+    /// Makes a parameter tunable (settable between communication steps).
+    pub fn tunable(mut self) -> Self {
+        if let Role::Parameter { tunable, .. } = &mut self.role {
+            *tunable = true;
+        }
+        self
+    }
+
+    /// Makes a parameter structural (FMI 3 `structuralParameter`).
+    pub fn structural(mut self) -> Self {
+        if let Role::Parameter { structural, .. } = &mut self.role {
+            *structural = true;
+        }
+        self
+    }
+
+    /// The SI unit.
+    pub fn unit(mut self, unit: &'static str) -> Self {
+        self.unit = Some(unit);
+        self
+    }
+
+    /// The display unit.
+    pub fn display(mut self, unit: &'static str) -> Self {
+        self.display_unit = Some(unit);
+        self
+    }
+
+    /// The start value.
+    pub fn start(mut self, value: impl TableNumber) -> Self {
+        self.start = value.value();
+        self
+    }
+
+    /// Values must be `>= limit`.
+    pub fn min(mut self, limit: impl TableNumber) -> Self {
+        self.min = Some(Bound {
+            value: limit.value(),
+            open: false,
+        });
+        self
+    }
+
+    /// Values must be `> limit` (e.g. `above 0.0`: positive).
+    pub fn above(mut self, limit: impl TableNumber) -> Self {
+        self.min = Some(Bound {
+            value: limit.value(),
+            open: true,
+        });
+        self
+    }
+
+    /// Values must be `<= limit`.
+    pub fn max(mut self, limit: impl TableNumber) -> Self {
+        self.max = Some(Bound {
+            value: limit.value(),
+            open: false,
+        });
+        self
+    }
+
+    /// Values must be `< limit`.
+    pub fn below(mut self, limit: impl TableNumber) -> Self {
+        self.max = Some(Bound {
+            value: limit.value(),
+            open: true,
+        });
+        self
+    }
+
+    /// The description with the doc comment's line breaks and indentation
+    /// collapsed into single spaces.
+    pub fn text(&self) -> String {
+        self.description
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The range in words, e.g. `(0, 1]` or `[-1e5, 1e9]`; `None` without
+    /// bounds.
+    pub fn range_text(&self) -> Option<String> {
+        if self.min.is_none() && self.max.is_none() {
+            return None;
+        }
+        let lo = self.min.map_or("(-inf".to_owned(), |b| {
+            format!("{}{}", if b.open { "(" } else { "[" }, b.value)
+        });
+        let hi = self.max.map_or("inf)".to_owned(), |b| {
+            format!("{}{}", b.value, if b.open { ")" } else { "]" })
+        });
+        Some(format!("{lo}, {hi}"))
+    }
+
+    /// Checks a value (SI unit) against the row: finite, whole for
+    /// integers, 0/1 for Booleans, inside the range. The error says which
+    /// rule and which range.
+    pub fn check(&self, value: f64) -> Result<(), String> {
+        if !value.is_finite() {
+            return Err(format!("value {value} for '{}' is not finite", self.name));
+        }
+        match self.kind {
+            Kind::Integer if value.fract() != 0.0 || value.abs() > f64::from(i32::MAX) => {
+                return Err(format!(
+                    "value {value} for '{}' is not a 32-bit integer",
+                    self.name
+                ));
+            }
+            Kind::Boolean if value != 0.0 && value != 1.0 => {
+                return Err(format!(
+                    "value {value} for '{}' is not a Boolean (0 or 1)",
+                    self.name
+                ));
+            }
+            _ => {}
+        }
+        let below_min = self
+            .min
+            .is_some_and(|b| value < b.value || (b.open && value == b.value));
+        let above_max = self
+            .max
+            .is_some_and(|b| value > b.value || (b.open && value == b.value));
+        if below_min || above_max {
+            let unit = self.unit.map_or(String::new(), |u| format!(" {u}"));
+            return Err(format!(
+                "value {value}{unit} for '{}' is outside its range {}",
+                self.name,
+                self.range_text().unwrap_or_default()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The model-description variable of this row with value reference `vr`.
+    pub fn variable(&self, vr: u32, input_vr: impl Fn(&str) -> Option<u32>) -> Variable {
+        let text = self.text();
+        let mut v = match self.kind {
+            Kind::Real => Variable::real(self.name, vr),
+            Kind::Integer => Variable::integer(self.name, vr),
+            Kind::Boolean => Variable::boolean(self.name, vr),
+        }
+        .describe(&text);
+        v = match self.role {
+            Role::Input => v.input(self.start),
+            Role::Output { depends, .. } => {
+                let vrs: Vec<u32> = depends.iter().filter_map(|n| input_vr(n)).collect();
+                v.output(&vrs)
+            }
+            Role::Parameter {
+                tunable,
+                structural,
+            } => {
+                let mut p = v.parameter(self.start);
+                if tunable {
+                    p = p.tunable();
+                }
+                if structural {
+                    p = p.structural();
+                }
+                p
+            }
+        };
+        if let Some(unit) = self.unit {
+            v = v.unit(unit, self.display_unit);
+        }
+        if self.kind != Kind::Boolean {
+            v = v.range(self.min.map(|b| b.value), self.max.map(|b| b.value));
+        }
+        v
+    }
+}
+
+/// A group of rows read into a typed struct: a circuit's parameters, its
+/// inputs, or a parameter group several circuits share. Generated by
+/// [`parameters!`](crate::parameters) and [`circuit!`](crate::circuit).
+pub trait Record: Sized + Clone + std::fmt::Debug + PartialEq + Send + 'static {
+    /// Number of rows (values).
+    const LEN: usize;
+    /// Appends the rows, in table order.
+    fn rows(out: &mut Vec<Row>);
+    /// Reads the struct from `LEN` values in table order (SI units,
+    /// Booleans 0/1); the values are already checked.
+    fn from_values(values: &[f64]) -> Self;
+}
+
+/// The outputs of a circuit as a typed struct the model fills. Generated by
+/// [`circuit!`](crate::circuit).
+pub trait OutputRecord: Clone + Default + std::fmt::Debug + Send + 'static {
+    /// Number of outputs.
+    const LEN: usize;
+    /// Appends the rows, in table order.
+    fn rows(out: &mut Vec<Row>);
+    /// The `index`-th output's value.
+    fn get(&self, index: usize) -> f64;
+    /// Copies the outputs that show a state from the state vector.
+    fn fill_states(&mut self, x: &[f64]);
+}
+
+/// What an FMU is called and how it is run by default.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelInfo {
+    /// Model name and identifier (the shared library's file name).
+    pub name: &'static str,
+    /// One line on what the circuit is.
+    pub description: &'static str,
+    /// The circuit's documentation page (Markdown), shown in the FMU's
+    /// `documentation/index.html`.
+    pub documentation: &'static str,
+    /// Default experiment: stop time, s.
+    pub stop_time: f64,
+    /// Default experiment: communication step, s.
+    pub step_size: f64,
+}
+
+/// A circuit's table: generated by [`circuit!`](crate::circuit).
+pub trait Table {
+    /// Name, description, documentation and default experiment.
+    const INFO: ModelInfo;
+    /// Number of states (reserved, for models whose count is structural).
+    const STATES: usize;
+    /// The inputs, read by field.
+    type Inputs: Record;
+    /// The outputs, filled by field.
+    type Outputs: OutputRecord;
+    /// The parameters, read by field in `configure`.
+    type Params: Record;
+    /// Names of the states in order (empty where the count is structural).
+    fn state_names() -> Vec<&'static str>;
+    /// Nominal magnitude of each state (SI unit), written into `out`
+    /// (`STATES` long); the absolute tolerance scales with it.
+    fn state_nominal(out: &mut [f64]);
+
+    /// All rows of the circuit's own table in value-reference order:
+    /// inputs, outputs, parameters.
+    fn rows() -> Vec<Row> {
+        let mut rows = Vec::with_capacity(
+            Self::Inputs::LEN + Self::Outputs::LEN + <Self::Params as Record>::LEN,
+        );
+        Self::Inputs::rows(&mut rows);
+        Self::Outputs::rows(&mut rows);
+        Self::Params::rows(&mut rows);
+        rows
+    }
+}
+
+/// A number written in a table row (start value or limit): a real, an
+/// integer or a Boolean.
+pub trait TableNumber {
+    /// The value as stored (Booleans 0/1).
+    fn value(self) -> f64;
+}
+
+impl TableNumber for f64 {
+    fn value(self) -> f64 {
+        self
+    }
+}
+
+impl TableNumber for i32 {
+    fn value(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl TableNumber for bool {
+    fn value(self) -> f64 {
+        if self { 1.0 } else { 0.0 }
+    }
+}
+
+/// A typed field read from its stored value.
+pub trait FromValue {
+    /// The field's value (the stored value is checked already).
+    fn from_value(value: f64) -> Self;
+}
+
+impl FromValue for f64 {
+    fn from_value(value: f64) -> Self {
+        value
+    }
+}
+
+impl FromValue for i32 {
+    fn from_value(value: f64) -> Self {
+        value as i32
+    }
+}
+
+impl FromValue for bool {
+    fn from_value(value: f64) -> Self {
+        value != 0.0
+    }
+}
+
+/// The model-description rows of `rows` with value references from
+/// `first_vr` on, output dependencies resolved against the table's inputs.
+pub fn variables(rows: &[Row], first_vr: u32) -> Vec<Variable> {
+    let input_vr = |name: &str| {
+        rows.iter()
+            .position(|r| r.role == Role::Input && r.name == name)
+            .map(|i| first_vr + i as u32)
+    };
+    rows.iter()
+        .enumerate()
+        .map(|(i, r)| r.variable(first_vr + i as u32, input_vr))
+        .collect()
+}
+
+/// Checks what a table can get wrong that the compiler does not see: every
+/// row described, names unique, dependencies naming inputs, start values
+/// inside their ranges, the layout inputs - outputs - parameters.
+pub fn check_rows(rows: &[Row]) -> Result<(), String> {
+    let mut problems = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let order = |r: &Row| match r.role {
+        Role::Input => 0,
+        Role::Output { .. } => 1,
+        Role::Parameter { .. } => 2,
+    };
+    for (i, r) in rows.iter().enumerate() {
+        if r.text().is_empty() {
+            problems.push(format!("'{}' has no description (doc comment)", r.name));
+        }
+        if !seen.insert(r.name) {
+            problems.push(format!("'{}' is declared twice", r.name));
+        }
+        if i > 0 && order(&rows[i - 1]) > order(r) {
+            problems.push(format!(
+                "'{}' is out of place: the table lists inputs, then outputs, then parameters",
+                r.name
+            ));
+        }
+        if let Role::Output { depends, .. } = r.role {
+            for d in depends {
+                if !rows.iter().any(|x| x.role == Role::Input && x.name == *d) {
+                    problems.push(format!("output '{}' depends on '{d}', not an input", r.name));
+                }
+            }
+        }
+        if !matches!(r.role, Role::Output { .. })
+            && let Err(e) = r.check(r.start)
+        {
+            problems.push(format!("start value: {e}"));
+        }
+        if r.kind != Kind::Real && (r.unit.is_some() || r.display_unit.is_some()) {
+            problems.push(format!("'{}' is not real and cannot have a unit", r.name));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// The `initial` and variability the table gives a row, for tests of the
+/// generated description.
+pub fn causality_of(row: &Row) -> (Causality, Variability, Option<Initial>) {
+    let v = row.variable(1, |_| None);
+    (v.causality, v.variability, v.initial)
+}
+
+/// The position of `name` in `names` (for the index constants the table
+/// macros generate); panics at compile time when it is missing.
+pub const fn position(names: &[&str], name: &str) -> usize {
+    let mut i = 0;
+    while i < names.len() {
+        let a = names[i].as_bytes();
+        let b = name.as_bytes();
+        if a.len() == b.len() {
+            let mut k = 0;
+            while k < a.len() && a[k] == b[k] {
+                k += 1;
+            }
+            if k == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("name not in the table")
+}
+
+/// The Rust type of a table row's kind.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __field_type {
+    (real) => { f64 };
+    (int) => { i32 };
+    (bool) => { bool };
+}
+
+/// `Some(expr)` or `None`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __option {
+    () => {
+        None
+    };
+    ($e:expr) => {
+        Some($e)
+    };
+}
+
+/// Declares a group of parameters as a typed struct with its table rows:
+/// the shared half of several circuits' tables, or fmu-core's solver
+/// settings.
+///
+/// ```ignore
+/// fmu_core::parameters! {
+///     /// The mass and its friction.
+///     pub struct CarriageParams {
+///         /// Moving mass
+///         m: real ["kg"] = 200.0, above 0.0;
+///         /// Initial position
+///         x_0: real ["m" => "mm"] = 1.0;
+///         /// Use the quasi-static law
+///         quasi_static: bool = false;
+///         /// Segments
+///         n: int structural = 1, min 1, max 14;
+///     }
+/// }
+/// ```
+///
+/// Each row: doc comment (the description), name, kind (`real`, `int`,
+/// `bool`) with modifiers (`tunable`, `structural`), optional
+/// `[unit => display unit]`, `=` start value, then range options (`min`,
+/// `max`: inclusive; `above`, `below`: exclusive). A `groups { field: Type,
+/// ... }` block after the struct includes other groups by field.
+#[macro_export]
+macro_rules! parameters {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $Name:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident : $kind:ident $($modifier:ident)*
+                    $([$unit:literal $(=> $display:literal)?])? = $start:expr
+                    $(, $option:ident $limit:expr)* ;
+            )*
+        }
+        $(groups {
+            $( $(#[doc = $gdoc:literal])* $gfield:ident : $Group:ty ),* $(,)?
+        })?
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(non_snake_case)]
+        $vis struct $Name {
+            $( $(#[doc = $doc])* pub $field: $crate::__field_type!($kind), )*
+            $($( $(#[doc = $gdoc])* pub $gfield: $Group, )*)?
+        }
+
+        impl $crate::table::Record for $Name {
+            const LEN: usize = 0 $(+ { let _ = stringify!($field); 1 })*
+                $($(+ <$Group as $crate::table::Record>::LEN)*)?;
+
+            fn rows(out: &mut Vec<$crate::table::Row>) {
+                $(
+                    out.push(
+                        $crate::table::Row::$kind(stringify!($field), concat!($($doc),*))
+                            $(.$modifier())*
+                            $(.unit($unit) $(.display($display))?)?
+                            .start($start)
+                            $(.$option($limit))*
+                    );
+                )*
+                $($( <$Group as $crate::table::Record>::rows(out); )*)?
+            }
+
+            #[allow(non_snake_case, unused_assignments, unused_mut, unused_variables)]
+            fn from_values(values: &[f64]) -> Self {
+                let mut i = 0usize;
+                $(
+                    let $field = $crate::table::FromValue::from_value(values[i]);
+                    i += 1;
+                )*
+                $($(
+                    let $gfield = <$Group as $crate::table::Record>::from_values(
+                        &values[i..i + <$Group as $crate::table::Record>::LEN],
+                    );
+                    i += <$Group as $crate::table::Record>::LEN;
+                )*)?
+                $Name { $($field,)* $($($gfield,)*)? }
+            }
+        }
+    };
+}
+
+/// Declares a circuit's variable table: one place for every variable, from
+/// which fmu-core derives value references, both model descriptions, range
+/// checks and typed structs (see the [module docs](crate::table)).
+///
+/// ```ignore
+/// fmu_core::circuit! {
+///     model OrificeChain {
+///         description: "Three orifices in series with a large and a small volume",
+///         documentation: include_str!("../MODEL.md"),
+///         stop_time: 50.0,
+///         step_size: 1e-3,
+///     }
+///     states {
+///         /// Pressure in V1
+///         p1: nominal 1e6;
+///         /// Pressure in V2
+///         p2: nominal 1e6;
+///     }
+///     inputs Inputs {
+///         /// Supply pressure
+///         ps: ["Pa" => "bar"] = 1e7, min -1e5, max 1e9;
+///     }
+///     outputs Outputs {
+///         /// Pressure in V1
+///         p1: ["Pa" => "bar"] = state p1;
+///         /// Flow through orifice 1
+///         Q1: ["m3/s" => "L/min"], depends(ps);
+///     }
+///     parameters Params {
+///         /// Discharge coefficient
+///         Cd: real ["1"] = 0.6, above 0.0, max 1.0;
+///     }
+/// }
+/// ```
+///
+/// States are scalars (`name: nominal value;`) or blocks of a state group
+/// declared with [`states!`](crate::states) (`name: group Type;`); with
+/// `states { reserve N; }` the model sizes its states itself (a structural
+/// segment count). The macro generates the structs, `impl Table for
+/// <model>`, the constant `NX` (the number of states), and modules `input`,
+/// `output` and `state` with each variable's index (state blocks as
+/// [`Block`](crate::blocks::Block)s).
+#[macro_export]
+macro_rules! circuit {
+    (
+        model $Model:ident {
+            description: $description:expr,
+            documentation: $documentation:expr,
+            stop_time: $stop:expr,
+            step_size: $step:expr $(,)?
+        }
+        states { $($states:tt)* }
+        inputs $Inputs:ident {
+            $(
+                $(#[doc = $idoc:literal])*
+                $input:ident : [$iunit:literal $(=> $idisplay:literal)?] = $istart:expr
+                    $(, $ioption:ident $ilimit:expr)* ;
+            )*
+        }
+        outputs $Outputs:ident {
+            $(
+                $(#[doc = $odoc:literal])*
+                $output:ident : [$ounit:literal $(=> $odisplay:literal)?]
+                    $(= state $ostate:ident)? $(, depends($($dep:ident),*))? ;
+            )*
+        }
+        parameters $Params:ident { $($params:tt)* }
+        $(groups { $($groups:tt)* })?
+    ) => {
+        $crate::__states!(@munch [0usize] [] [] $($states)*);
+
+        /// The circuit's inputs (SI units), as the master set them.
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(non_snake_case)]
+        pub struct $Inputs {
+            $( $(#[doc = $idoc])* pub $input: f64, )*
+        }
+
+        impl $crate::table::Record for $Inputs {
+            const LEN: usize = 0 $(+ { let _ = stringify!($input); 1 })*;
+
+            fn rows(out: &mut Vec<$crate::table::Row>) {
+                $(
+                    out.push(
+                        $crate::table::Row::real(stringify!($input), concat!($($idoc),*))
+                            .input()
+                            .unit($iunit) $(.display($idisplay))?
+                            .start($istart)
+                            $(.$ioption($ilimit))*
+                    );
+                )*
+            }
+
+            #[allow(non_snake_case, unused_assignments, unused_mut, unused_variables)]
+            fn from_values(values: &[f64]) -> Self {
+                let mut i = 0usize;
+                $( let $input = values[i]; i += 1; )*
+                $Inputs { $($input,)* }
+            }
+        }
+
+        /// The circuit's outputs (SI units).
+        #[derive(Debug, Clone, Default, PartialEq)]
+        #[allow(non_snake_case)]
+        pub struct $Outputs {
+            $( $(#[doc = $odoc])* pub $output: f64, )*
+        }
+
+        impl $crate::table::OutputRecord for $Outputs {
+            const LEN: usize = 0 $(+ { let _ = stringify!($output); 1 })*;
+
+            fn rows(out: &mut Vec<$crate::table::Row>) {
+                $(
+                    out.push(
+                        $crate::table::Row::real(stringify!($output), concat!($($odoc),*))
+                            .output(
+                                $crate::__option!($(state::$ostate)?),
+                                &[$($(stringify!($dep)),*)?],
+                            )
+                            .unit($ounit) $(.display($odisplay))?
+                    );
+                )*
+            }
+
+            fn get(&self, index: usize) -> f64 {
+                const GET: &[fn(&$Outputs) -> f64] = &[$(|o| o.$output),*];
+                GET[index](self)
+            }
+
+            #[allow(unused_variables)]
+            fn fill_states(&mut self, x: &[f64]) {
+                $( $( self.$output = x[state::$ostate]; )? )*
+            }
+        }
+
+        /// Index of each input (for directional derivatives).
+        #[allow(non_upper_case_globals, dead_code)]
+        pub mod input {
+            const NAMES: &[&str] = &[$(stringify!($input)),*];
+            $(
+                #[doc = concat!("Index of the input `", stringify!($input), "`.")]
+                pub const $input: usize = $crate::table::position(NAMES, stringify!($input));
+            )*
+        }
+
+        /// Index of each output (for directional derivatives).
+        #[allow(non_upper_case_globals, dead_code)]
+        pub mod output {
+            const NAMES: &[&str] = &[$(stringify!($output)),*];
+            $(
+                #[doc = concat!("Index of the output `", stringify!($output), "`.")]
+                pub const $output: usize = $crate::table::position(NAMES, stringify!($output));
+            )*
+        }
+
+        $crate::parameters! {
+            /// The circuit's parameters (SI units), read by `configure`.
+            pub struct $Params { $($params)* }
+            $(groups { $($groups)* })?
+        }
+
+        impl $crate::table::Table for $Model {
+            const INFO: $crate::table::ModelInfo = $crate::table::ModelInfo {
+                name: stringify!($Model),
+                description: $description,
+                documentation: $documentation,
+                stop_time: $stop,
+                step_size: $step,
+            };
+            const STATES: usize = NX;
+            type Inputs = $Inputs;
+            type Outputs = $Outputs;
+            type Params = $Params;
+
+            fn state_names() -> Vec<&'static str> {
+                __state_names()
+            }
+
+            fn state_nominal(out: &mut [f64]) {
+                __state_nominal(out)
+            }
+        }
+    };
+}
+
+/// Declares a named group of states with their nominal magnitudes (a block
+/// of the state vector an element fills), for use in several circuits'
+/// `states { name: group Type; }`.
+///
+/// ```ignore
+/// fmu_core::states! {
+///     /// The mass's states.
+///     pub struct CarriageStates {
+///         /// Position, m
+///         x: nominal 0.1;
+///         /// Velocity, m/s
+///         v: nominal 0.01;
+///     }
+/// }
+/// ```
+///
+/// Generates the marker type with [`StateGroup`](crate::blocks::StateGroup)
+/// and an associated constant per state (its index inside the block).
+#[macro_export]
+macro_rules! states {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $Name:ident {
+            $( $(#[doc = $doc:literal])* $state:ident : nominal $nominal:expr ; )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        $vis struct $Name;
+
+        #[allow(non_upper_case_globals)]
+        impl $Name {
+            $(
+                $(#[doc = $doc])*
+                pub const $state: usize = $crate::table::position(
+                    <$Name as $crate::blocks::StateGroup>::NAMES,
+                    stringify!($state),
+                );
+            )*
+        }
+
+        impl $crate::blocks::StateGroup for $Name {
+            const LEN: usize = 0 $(+ { let _ = stringify!($state); 1 })*;
+            const NAMES: &'static [&'static str] = &[$(stringify!($state)),*];
+            const NOMINAL: &'static [f64] = &[$($nominal),*];
+        }
+    };
+}
+
+/// The states section of [`circuit!`]: walks the entries, giving each its
+/// offset, then writes `NX`, the `state` module and the nominal values.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __states {
+    // A structural state count: the model sizes its states itself.
+    (@munch [$offset:expr] [] [] reserve $n:expr ;) => {
+        /// Number of states reserved (the model uses as many as its
+        /// structural parameters say).
+        pub const NX: usize = $n;
+        /// The states have no fixed names.
+        pub mod state {}
+        fn __state_names() -> Vec<&'static str> {
+            Vec::new()
+        }
+        fn __state_nominal(out: &mut [f64]) {
+            out.fill(1.0);
+        }
+    };
+    // A scalar state.
+    (@munch [$offset:expr] [$($consts:tt)*] [$($nominal:tt)*]
+        $(#[doc = $doc:literal])* $name:ident : nominal $value:expr ; $($rest:tt)*) => {
+        $crate::__states!(@munch [$offset + 1]
+            [$($consts)* $(#[doc = $doc])* pub const $name: usize = $offset;]
+            [$($nominal)* (scalar $name $value)]
+            $($rest)*);
+    };
+    // A block of a state group.
+    (@munch [$offset:expr] [$($consts:tt)*] [$($nominal:tt)*]
+        $(#[doc = $doc:literal])* $name:ident : group $Group:ty ; $($rest:tt)*) => {
+        $crate::__states!(@munch [$offset + <$Group as $crate::blocks::StateGroup>::LEN]
+            [$($consts)* $(#[doc = $doc])*
+             pub const $name: $crate::blocks::Block<{ <$Group as $crate::blocks::StateGroup>::LEN }>
+                 = $crate::blocks::Block::at($offset);]
+            [$($nominal)* (group $name $Group)]
+            $($rest)*);
+    };
+    // Done: the number of states, the index module and the nominal values.
+    (@munch [$offset:expr] [$($consts:tt)*] [$(($how:ident $name:ident $what:tt))*]) => {
+        /// Number of states.
+        pub const NX: usize = $offset;
+
+        /// Where each state (or block of states) sits in the state vector.
+        #[allow(non_upper_case_globals, dead_code)]
+        pub mod state {
+            $($consts)*
+        }
+
+        fn __state_names() -> Vec<&'static str> {
+            let mut names = Vec::with_capacity(NX);
+            $( $crate::__states!(@name names $how $name $what); )*
+            names
+        }
+
+        fn __state_nominal(out: &mut [f64]) {
+            $( $crate::__states!(@nominal out $how $name $what); )*
+        }
+    };
+    (@name $names:ident scalar $name:ident $value:tt) => {
+        $names.push(stringify!($name));
+    };
+    (@name $names:ident group $name:ident $Group:tt) => {
+        $names.extend(<$Group as $crate::blocks::StateGroup>::NAMES.iter().copied());
+    };
+    (@nominal $out:ident scalar $name:ident $value:tt) => {
+        $out[state::$name] = $value;
+    };
+    (@nominal $out:ident group $name:ident $Group:tt) => {
+        state::$name.write_slice($out, <$Group as $crate::blocks::StateGroup>::NOMINAL);
+    };
+}
