@@ -70,7 +70,8 @@ from scipy.integrate import solve_ivp
 MODEL = "ValveCylinder"
 CARD = "shared/models/valve-cylinder.md"
 SCRIPT = "validation/python/reference/valve_cylinder.py"
-LEVELS_CSV = Path(__file__).resolve().parents[4] / "shared" / "models" / "valve-cylinder-random-levels.csv"
+# The 100 levels of the random scenario (b), committed beside this script (data/README.md).
+LEVELS_CSV = Path(__file__).resolve().parent / "data" / "valve-cylinder-random-levels.csv"
 
 # Parameters of the model card (its parameter table, "replaced" values where
 # the card replaces the paper's), plus the bulk-modulus constants of the
