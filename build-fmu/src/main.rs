@@ -5,7 +5,8 @@
 //! `[package.metadata.fluidfmu] model-identifier = "..."` table and a
 //! `cdylib` target. The packaging asks the built library itself for its
 //! model description and documentation (`fluidfmu_artifact`), so the XML
-//! always matches the binary.
+//! always matches the binary; the files of the crate's `resources/` folder
+//! (trained surrogate weights, tables) go into the FMU's `resources/`.
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
@@ -43,6 +44,8 @@ struct Circuit {
     package: String,
     lib_name: String,
     model_identifier: String,
+    /// The crate's folder (its `resources/` folder goes into the FMU).
+    crate_dir: PathBuf,
 }
 
 fn cargo() -> String {
@@ -84,10 +87,15 @@ fn discover() -> Result<(Vec<Circuit>, PathBuf)> {
                     .is_some_and(|k| k.iter().any(|c| c == "cdylib"))
             })
             .with_context(|| format!("package {name} declares an FMU but has no cdylib target"))?;
+        let crate_dir = Path::new(pkg["manifest_path"].as_str().unwrap_or_default())
+            .parent()
+            .map(Path::to_path_buf)
+            .with_context(|| format!("package {name} has no manifest path"))?;
         circuits.push(Circuit {
             package: name,
             lib_name: lib["name"].as_str().unwrap_or_default().replace('-', "_"),
             model_identifier: id.to_owned(),
+            crate_dir,
         });
     }
     circuits.sort_by(|a, b| a.model_identifier.cmp(&b.model_identifier));
@@ -152,12 +160,18 @@ fn main() -> Result<()> {
             "{}{}{}",
             platform.lib_prefix, c.lib_name, platform.lib_suffix
         ));
-        match package::package_circuit(&lib, &c.model_identifier, &platform, &args.out) {
+        let resources = c.crate_dir.join("resources");
+        match package::package_circuit(&lib, &c.model_identifier, &platform, &resources, &args.out)
+        {
             Ok(written) => {
                 for w in written {
                     done += 1;
+                    let extra = match w.resources {
+                        0 => String::new(),
+                        n => format!(", {n} resource file(s)"),
+                    };
                     println!(
-                        "[{done}/{total}] {:<20} {} -> {} ({:.0} kB)",
+                        "[{done}/{total}] {:<20} {} -> {} ({:.0} kB{extra})",
                         c.model_identifier,
                         w.version,
                         w.path.display(),

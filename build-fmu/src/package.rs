@@ -48,15 +48,51 @@ pub struct Written {
     pub path: PathBuf,
     /// Size in bytes.
     pub bytes: u64,
+    /// Number of files under `resources/`.
+    pub resources: usize,
 }
 
 const ERROR: i32 = 4;
 
-/// Loads the library, asks it for its artifacts and writes both archives.
+/// The files under `folder` (recursively, sorted) as `resources/<relative
+/// path>` archive entries; none when the folder does not exist.
+pub fn resource_entries(folder: &Path) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut entries = Vec::new();
+    if !folder.exists() {
+        return Ok(entries);
+    }
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let listing =
+            std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+        for entry in listing {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(folder).unwrap_or(&path);
+                let name: Vec<String> = relative
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                let data =
+                    std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+                entries.push((format!("resources/{}", name.join("/")), data));
+            }
+        }
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
+}
+
+/// Loads the library, asks it for its artifacts and writes both archives,
+/// with the files of `resources` (the circuit crate's `resources/` folder,
+/// if it has one) under `resources/`.
 pub fn package_circuit(
     lib: &Path,
     model_identifier: &str,
     platform: &Platform,
+    resources: &Path,
     out: &Path,
 ) -> Result<Vec<Written>> {
     if !lib.exists() {
@@ -80,6 +116,7 @@ pub fn package_circuit(
         );
     }
     let binary = std::fs::read(lib).with_context(|| format!("reading {}", lib.display()))?;
+    let resource_files = resource_entries(resources)?;
     let mut written = Vec::new();
     for (version, xml, folder, sub) in [
         ("FMI 2.0", &artifacts[1], platform.fmi2_folder, "fmi2"),
@@ -100,19 +137,23 @@ pub fn package_circuit(
             "binaries/{folder}/{model_identifier}{}",
             platform.lib_suffix
         );
-        write_zip(
-            &path,
-            &[
-                ("modelDescription.xml", xml.as_bytes()),
-                (&binary_name, &binary),
-                ("documentation/index.html", artifacts[3].as_bytes()),
-            ],
-        )?;
+        let mut entries: Vec<(&str, &[u8])> = vec![
+            ("modelDescription.xml", xml.as_bytes()),
+            (&binary_name, &binary),
+            ("documentation/index.html", artifacts[3].as_bytes()),
+        ];
+        entries.extend(
+            resource_files
+                .iter()
+                .map(|(n, d)| (n.as_str(), d.as_slice())),
+        );
+        write_zip(&path, &entries)?;
         let bytes = std::fs::metadata(&path)?.len();
         written.push(Written {
             version,
             path,
             bytes,
+            resources: resource_files.len(),
         });
     }
     Ok(written)
@@ -166,4 +207,27 @@ fn write_zip(path: &Path, entries: &[(&str, &[u8])]) -> Result<()> {
     zip.finish()?;
     std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resources_are_collected_recursively_with_archive_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let res = dir.path().join("resources");
+        std::fs::create_dir_all(res.join("nets")).unwrap();
+        std::fs::write(res.join("weights.bin"), [1u8, 2, 3]).unwrap();
+        std::fs::write(res.join("nets").join("pv.json"), b"{}").unwrap();
+        let entries = resource_entries(&res).unwrap();
+        let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["resources/nets/pv.json", "resources/weights.bin"]);
+        assert_eq!(entries[1].1, [1, 2, 3]);
+        assert!(
+            resource_entries(&dir.path().join("none"))
+                .unwrap()
+                .is_empty()
+        );
+    }
 }

@@ -132,7 +132,12 @@ pub trait BlockJacobian<const N: usize> {
         &mut self,
         rows: Block<R>,
         cols: Block<C>,
-    ) -> nalgebra::Matrix<f64, Const<R>, Const<C>, ViewStorageMut<'_, f64, Const<R>, Const<C>, U1, Const<N>>>;
+    ) -> nalgebra::Matrix<
+        f64,
+        Const<R>,
+        Const<C>,
+        ViewStorageMut<'_, f64, Const<R>, Const<C>, U1, Const<N>>,
+    >;
 
     /// The column `d(rates of block rows)/d(state col)`.
     fn block_column<const R: usize>(
@@ -150,8 +155,12 @@ impl<const N: usize> BlockJacobian<N> for SMatrix<f64, N, N> {
         &mut self,
         rows: Block<R>,
         cols: Block<C>,
-    ) -> nalgebra::Matrix<f64, Const<R>, Const<C>, ViewStorageMut<'_, f64, Const<R>, Const<C>, U1, Const<N>>>
-    {
+    ) -> nalgebra::Matrix<
+        f64,
+        Const<R>,
+        Const<C>,
+        ViewStorageMut<'_, f64, Const<R>, Const<C>, U1, Const<N>>,
+    > {
         self.fixed_view_mut::<R, C>(rows.start, cols.start)
     }
 
@@ -159,7 +168,8 @@ impl<const N: usize> BlockJacobian<N> for SMatrix<f64, N, N> {
         &mut self,
         rows: Block<R>,
         col: usize,
-    ) -> nalgebra::Matrix<f64, Const<R>, U1, ViewStorageMut<'_, f64, Const<R>, U1, U1, Const<N>>> {
+    ) -> nalgebra::Matrix<f64, Const<R>, U1, ViewStorageMut<'_, f64, Const<R>, U1, U1, Const<N>>>
+    {
         self.fixed_view_mut::<R, 1>(rows.start, col)
     }
 
@@ -184,7 +194,8 @@ mod tests {
         assert_eq!(x[1], 8.0);
         let mut j = SMatrix::<f64, 5, 5>::zeros();
         j.block(B, A).fill(1.0);
-        j.block(A, ROD).copy_from(&SMatrix::<f64, 2, 2>::from([[2.0, 3.0], [4.0, 5.0]]));
+        j.block(A, ROD)
+            .copy_from(&SMatrix::<f64, 2, 2>::from([[2.0, 3.0], [4.0, 5.0]]));
         j.block_column(A, B.index(2))[1] = 9.0;
         assert_eq!(j[(2, 0)], 1.0);
         assert_eq!(j[(4, 1)], 1.0);

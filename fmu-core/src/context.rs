@@ -147,9 +147,9 @@ impl<'a> Context<'a> {
                     ))
                 }
             }
-            ResourceFolder::Unavailable(why) => Err(format!(
-                "resource file '{name}' is needed, but {why}"
-            )),
+            ResourceFolder::Unavailable(why) => {
+                Err(format!("resource file '{name}' is needed, but {why}"))
+            }
         }
     }
 
@@ -183,8 +183,17 @@ mod tests {
                 "{uri}"
             );
         }
-        for bad in [None, Some(""), Some("http://example.org/r"), Some("file:///no/such/folder/x"), Some("file:///a%zz")] {
-            assert!(ResourceFolder::from_fmi2_uri(bad).path().is_none(), "{bad:?}");
+        for bad in [
+            None,
+            Some(""),
+            Some("http://example.org/r"),
+            Some("file:///no/such/folder/x"),
+            Some("file:///a%zz"),
+        ] {
+            assert!(
+                ResourceFolder::from_fmi2_uri(bad).path().is_none(),
+                "{bad:?}"
+            );
         }
     }
 

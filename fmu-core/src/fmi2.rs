@@ -7,8 +7,8 @@
     clippy::too_many_arguments
 )]
 
-use crate::ffi::{c_str, c_str_array, guard, slice_in, slice_out, with_instance, write_out};
 use crate::context::ResourceFolder;
+use crate::ffi::{c_str, c_str_array, guard, slice_in, slice_out, with_instance, write_out};
 use crate::instance::{FmiVersion, Instance};
 use crate::logging::{Category, Fmi2Logger, Logger, Sink};
 use crate::model::{Model, ValueType};

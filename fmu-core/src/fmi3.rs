@@ -8,8 +8,8 @@
     clippy::too_many_arguments
 )]
 
-use crate::ffi::{c_str, c_str_array, guard, slice_in, slice_out, with_instance, write_out};
 use crate::context::ResourceFolder;
+use crate::ffi::{c_str, c_str_array, guard, slice_in, slice_out, with_instance, write_out};
 use crate::instance::{FmiVersion, Instance};
 use crate::logging::{Category, Fmi3Logger, Logger, Sink};
 use crate::model::{Model, ValueType};
@@ -374,7 +374,9 @@ pub unsafe fn get_typed<M: Model<N>, const N: usize>(
             check_counts(i, f, nvr, n_values)?;
             let vrs = slice_in(i, f, "valueReferences", vrs, nvr)?;
             let out = slice_out(i, f, "values", values, n_values)?;
-            i.get_values(f, vrs, value_type(&*out), |k, v| out[k] = FmiValue::from_stored(v))
+            i.get_values(f, vrs, value_type(&*out), |k, v| {
+                out[k] = FmiValue::from_stored(v)
+            })
         })
     })
 }

@@ -194,7 +194,11 @@ impl Layout {
             outputs: <M::Outputs as OutputRecord>::LEN,
             model_rows,
             solver_rows: <SolverParams as Record>::LEN,
-            rtol: model_rows + solver_rows().iter().position(|r| r.name == "rtol").unwrap_or(0),
+            rtol: model_rows
+                + solver_rows()
+                    .iter()
+                    .position(|r| r.name == "rtol")
+                    .unwrap_or(0),
         }
     }
 
@@ -314,7 +318,12 @@ fn start_values(rows: &[Row]) -> Values {
 /// parameters configure (with no resource folder, as at packaging time,
 /// resources are not required for that check).
 pub fn checked_description<M: Model<NX>, const NX: usize>() -> Result<ModelDescription, String> {
-    const { assert!(<M as Table>::STATES == NX, "the table's state count differs from the model's N") };
+    const {
+        assert!(
+            <M as Table>::STATES == NX,
+            "the table's state count differs from the model's N"
+        )
+    };
     check_model_table::<M>()?;
     let desc = full_description::<M>();
     desc.validate().map_err(|e| e.to_string())?;
@@ -673,7 +682,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         };
         self.values = values;
         self.inputs = M::Inputs::from_values(&self.values.raw()[..self.layout.inputs]);
-        self.settings = SolverParams::from_values(&self.values.raw()[self.layout.solver()]).settings();
+        self.settings =
+            SolverParams::from_values(&self.values.raw()[self.layout.solver()]).settings();
         self.x = self.model.initial_state(&self.inputs);
         self.time = 0.0;
         self.start_time = 0.0;
@@ -1121,7 +1131,10 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         for (slot, (row, v)) in self.rows.iter().zip(values.raw()).enumerate() {
             if outputs.contains(&slot) {
                 if *v != 0.0 {
-                    return reject(&format!("the unused slot of output '{}' is not zero", row.name));
+                    return reject(&format!(
+                        "the unused slot of output '{}' is not zero",
+                        row.name
+                    ));
                 }
             } else if let Err(e) = row.check(*v) {
                 return reject(&e);
@@ -1180,7 +1193,9 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 _ => self.fail(
                     Status::Error,
                     function,
-                    &format!("'{name}' is neither a Real input nor a state, so it cannot be a known"),
+                    &format!(
+                        "'{name}' is neither a Real input nor a state, so it cannot be a known"
+                    ),
                 ),
             },
             Some(_) => self.fail(
@@ -1275,7 +1290,10 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 return self.fail(
                     Status::Error,
                     function,
-                    &format!("the derivative of value reference {} is not finite", unknowns[i]),
+                    &format!(
+                        "the derivative of value reference {} is not finite",
+                        unknowns[i]
+                    ),
                 );
             }
             sensitivity[i] = sum;

@@ -26,6 +26,7 @@ pub mod solver;
 pub mod state;
 pub mod status;
 pub mod table;
+pub mod testing;
 
 pub use blocks::{Block, BlockJacobian, DynBlock, StateGroup};
 pub use context::{Context, ResourceFolder};

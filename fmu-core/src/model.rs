@@ -130,10 +130,15 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
     /// equations).
     fn rates(&self, u: &Self::Inputs, x: &SVector<f64, N>) -> SVector<f64, N>;
 
-    /// Writes the analytic Jacobian `d(rates)/dx` into `j` and returns
-    /// true; the default returns false and the integrators use finite
-    /// differences.
-    fn jacobian(&self, _u: &Self::Inputs, _x: &SVector<f64, N>, _j: &mut SMatrix<f64, N, N>) -> bool {
+    /// Writes the analytic Jacobian `d(rates)/dx` into `j` (which arrives
+    /// filled with zeros: write the non-zero entries) and returns true; the
+    /// default returns false and the integrators use finite differences.
+    fn jacobian(
+        &self,
+        _u: &Self::Inputs,
+        _x: &SVector<f64, N>,
+        _j: &mut SMatrix<f64, N, N>,
+    ) -> bool {
         false
     }
 
@@ -270,17 +275,17 @@ pub(crate) fn statistic(stats: &Stats, vr: u32) -> Option<f64> {
 /// [`table::check_rows`]) and that no name clashes with what fmu-core adds.
 pub fn check_model_table<M: Table>() -> Result<(), String> {
     let rows = M::rows();
-    let mut problems: Vec<String> = table::check_rows(&rows)
-        .err()
-        .into_iter()
-        .collect();
+    let mut problems: Vec<String> = table::check_rows(&rows).err().into_iter().collect();
     let solver = solver_rows();
     for r in &rows {
         if r.name == "time"
             || r.name.starts_with("solver_")
             || solver.iter().any(|s| s.name == r.name)
         {
-            problems.push(format!("variable name '{}' is reserved by fmu-core", r.name));
+            problems.push(format!(
+                "variable name '{}' is reserved by fmu-core",
+                r.name
+            ));
         }
     }
     if problems.is_empty() {

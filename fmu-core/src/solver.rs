@@ -6,7 +6,7 @@
 //!   adaptive substeps, the model's analytic Jacobian and fixed-size
 //!   `nalgebra` matrices (no heap allocation).
 //! * [`Method::ExplicitEuler`] and [`Method::Rk4`]: fixed-step explicit
-//!   baselines, how the seed papers integrated.
+//!   baselines, how the source papers integrated.
 //!
 //! The system is autonomous within one communication step: inputs are held
 //! constant by the co-simulation master between communication points.
@@ -20,8 +20,9 @@ pub trait OdeSystem<const N: usize> {
     /// The right-hand side `f(x)` (state units per second).
     fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N>;
 
-    /// Writes the analytic Jacobian `df/dx` at `x` into `j` and returns
-    /// true; returns false (the default) when the system has none, and the
+    /// Writes the analytic Jacobian `df/dx` at `x` into `j` (which arrives
+    /// filled with zeros: write the non-zero entries) and returns true;
+    /// returns false (the default) when the system has none, and the
     /// integrators form it by finite differences. Models with fewer active
     /// states than `N` may write only the leading active block: the rest of
     /// `j` is never read.
@@ -323,6 +324,7 @@ impl<const N: usize> StepStart<N> {
     }
 
     fn evaluate<S: OdeSystem<N>>(&mut self, sys: &S, x: &SVector<f64, N>, stats: &mut Stats) {
+        self.jac.fill(0.0);
         let (f, analytic) = sys.rhs_and_jacobian_into(x, &mut self.jac);
         self.f = f;
         stats.rhs_evals += 1;
@@ -570,9 +572,7 @@ mod tests {
             Vector2::new(x[1], -x[0])
         }
         fn jacobian_into(&self, _x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
-            *j = {
-                SMatrix::<f64, 2, 2>::new(0.0, 1.0, -1.0, 0.0)
-            };
+            *j = SMatrix::<f64, 2, 2>::new(0.0, 1.0, -1.0, 0.0);
             true
         }
     }
@@ -584,9 +584,7 @@ mod tests {
             Vector2::new(-x[0] * x[0], -x[1])
         }
         fn jacobian_into(&self, x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
-            *j = {
-                SMatrix::<f64, 2, 2>::new(-2.0 * x[0], 0.0, 0.0, -1.0)
-            };
+            *j = SMatrix::<f64, 2, 2>::new(-2.0 * x[0], 0.0, 0.0, -1.0);
             true
         }
     }
@@ -670,9 +668,7 @@ mod tests {
             self.a * x
         }
         fn jacobian_into(&self, _x: &Vector3<f64>, j: &mut Matrix3<f64>) -> bool {
-            *j = {
-                self.a
-            };
+            *j = self.a;
             true
         }
     }
@@ -775,7 +771,11 @@ mod tests {
         }
         fn jacobian_into(&self, x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
             *j = {
-                { let mut m = SMatrix::zeros(); Decay.jacobian_into(x, &mut m); m }
+                {
+                    let mut m = SMatrix::zeros();
+                    Decay.jacobian_into(x, &mut m);
+                    m
+                }
             };
             true
         }
@@ -884,9 +884,7 @@ mod tests {
             SVector::<f64, 1>::new(if x[0] > 2.0 { f64::NAN } else { 1.0 })
         }
         fn jacobian_into(&self, _x: &SVector<f64, 1>, j: &mut SMatrix<f64, 1, 1>) -> bool {
-            *j = {
-                SMatrix::<f64, 1, 1>::zeros()
-            };
+            *j = SMatrix::<f64, 1, 1>::zeros();
             true
         }
     }
@@ -943,7 +941,10 @@ mod finite_difference_tests {
         let x = Vector2::new(0.7, 0.2);
         let mut j = SMatrix::<f64, 2, 2>::zeros();
         let f = DecayNoJacobian.rhs(&x);
-        assert_eq!(finite_difference_jacobian(&DecayNoJacobian, &x, &f, &mut j), 2);
+        assert_eq!(
+            finite_difference_jacobian(&DecayNoJacobian, &x, &f, &mut j),
+            2
+        );
         let exact = SMatrix::<f64, 2, 2>::new(-1.4, 0.0, 1e4, -1e4);
         assert!((j - exact).abs().max() < 1e-3, "{j}");
         // A stiff run with the finite-difference Jacobian matches the exact
@@ -957,10 +958,21 @@ mod finite_difference_tests {
         };
         let mut carried = Carried::default();
         for _ in 0..100 {
-            advance(&DecayNoJacobian, &mut y, 0.01, &settings, &mut carried, &mut stats).unwrap();
+            advance(
+                &DecayNoJacobian,
+                &mut y,
+                0.01,
+                &settings,
+                &mut carried,
+                &mut stats,
+            )
+            .unwrap();
         }
         let x0 = 0.7 / (1.0 + 0.7);
-        assert!((y[0] - x0).abs() < 1e-7 && (y[1] - y[0]).abs() < 1e-3, "{y}");
+        assert!(
+            (y[0] - x0).abs() < 1e-7 && (y[1] - y[0]).abs() < 1e-3,
+            "{y}"
+        );
         assert_eq!(
             stats.rhs_evals,
             stats.jacobian_evals * 3 + 2 * (stats.accepted + stats.rejected) + 1,

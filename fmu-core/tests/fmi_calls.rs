@@ -114,7 +114,10 @@ fn unknown_value_reference_and_wrong_type() {
     assert!(f.log.saw("'u' (value reference 1) is Real, not Boolean"));
     let mut s: *const std::ffi::c_char = std::ptr::null();
     // SAFETY: valid arrays.
-    assert_eq!(unsafe { oc::fmi2GetString(f.c, &vr("u"), 1, &mut s) }, ERROR);
+    assert_eq!(
+        unsafe { oc::fmi2GetString(f.c, &vr("u"), 1, &mut s) },
+        ERROR
+    );
     assert_eq!(f.set(vr("dy1"), 1.0), ERROR);
     assert!(f.log.saw("causality output and cannot be set"));
     assert_eq!(f.step(0.0, 1e-3), OK);
@@ -130,7 +133,10 @@ fn non_finite_inputs_are_rejected_and_the_old_value_kept() {
     }
     // Outside the input's range: refused, with the range in the message.
     assert_eq!(f.set(vr("u"), 1e4), ERROR);
-    assert!(f.log.saw("value 10000 1 for 'u' is outside its range [-1000, 1000]"));
+    assert!(
+        f.log
+            .saw("value 10000 1 for 'u' is outside its range [-1000, 1000]")
+    );
     assert_eq!(f.get(vr("u")), 5.0);
     // A batch with one bad value changes nothing.
     let vrs = [vr("u"), vr("w")];
@@ -151,10 +157,16 @@ fn unphysical_parameters_are_rejected() {
     assert!(f.log.saw("outside its range (0, inf)"));
     // An open bound excludes the limit itself.
     assert_eq!(f.set(vr("k"), 0.0), ERROR);
-    assert!(f.log.saw("value 0 1/s for 'k' is outside its range (0, inf)"));
+    assert!(
+        f.log
+            .saw("value 0 1/s for 'k' is outside its range (0, inf)")
+    );
     // A rule only the model knows: refused with the model's reason.
     assert_eq!(f.set(vr("y1_0"), 2e6), ERROR);
-    assert!(f.log.saw("parameter values rejected, nothing changed: |y1_0| = 2000000 exceeds limit"));
+    assert!(
+        f.log
+            .saw("parameter values rejected, nothing changed: |y1_0| = 2000000 exceeds limit")
+    );
     // Integers must be whole and in range, Booleans 0 or 1.
     assert_eq!(f.set_int(vr("stages"), 3), ERROR);
     assert!(f.log.saw("'stages' is outside its range [1, 2]"));
@@ -497,7 +509,11 @@ fn directional_derivatives_are_the_model_partials() {
             assert_eq!(f.set(known, v0), OK);
             for r in 0..4 {
                 let fd = (up[r] - down[r]) / (2.0 * h);
-                assert!((fd - sens[r]).abs() <= 1e-6 * fd.abs().max(1.0), "{fd} vs {}", sens[r]);
+                assert!(
+                    (fd - sens[r]).abs() <= 1e-6 * fd.abs().max(1.0),
+                    "{fd} vs {}",
+                    sens[r]
+                );
             }
         }
     }
@@ -673,8 +689,16 @@ fn the_integrated_solution_is_the_exact_one() {
         let y1 = 1.0 - (-k * t).exp();
         let y2 = 1.0 - (k * (-slow * t).exp() - slow * (-k * t).exp()) / (k - slow);
         let got = f.get_many(&[vr("y1"), vr("y2")]);
-        assert!((got[0] - y1).abs() < 1e-7, "analytic {analytic}: {} vs {y1}", got[0]);
-        assert!((got[1] - y2).abs() < 1e-7, "analytic {analytic}: {} vs {y2}", got[1]);
+        assert!(
+            (got[0] - y1).abs() < 1e-7,
+            "analytic {analytic}: {} vs {y1}",
+            got[0]
+        );
+        assert!(
+            (got[1] - y2).abs() < 1e-7,
+            "analytic {analytic}: {} vs {y2}",
+            got[1]
+        );
     }
     let f = Fmi2::new();
     assert_eq!(f.set_int(vr("stages"), 1), OK);
@@ -695,12 +719,18 @@ fn structural_parameters_in_configuration_mode() {
     // SAFETY: live instance.
     unsafe {
         assert_eq!(oc::fmi3ExitConfigurationMode(f.c), OK);
-        assert_eq!(oc::fmi3EnterInitializationMode(f.c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(
+            oc::fmi3EnterInitializationMode(f.c, 0, 0.0, 0.0, 0, 0.0),
+            OK
+        );
         assert_eq!(oc::fmi3ExitInitializationMode(f.c), OK);
     }
     // Fixed for the simulation now.
     assert_eq!(f.set_int(vr("stages"), 2), ERROR);
-    assert!(f.log.saw("structural parameter and cannot be changed in Step Mode"));
+    assert!(
+        f.log
+            .saw("structural parameter and cannot be changed in Step Mode")
+    );
     assert_eq!(f.step(0.0, 0.1).0, OK);
     assert_eq!(f.get(vr("y2")), 0.0);
 }

@@ -42,7 +42,12 @@ fn allocations() -> u64 {
 
 #[test]
 fn do_step_and_input_updates_do_not_allocate() {
-    for (solver, steps, analytic) in [(1, 2000, true), (1, 2000, false), (2, 200, true), (3, 200, true)] {
+    for (solver, steps, analytic) in [
+        (1, 2000, true),
+        (1, 2000, false),
+        (2, 200, true),
+        (3, 200, true),
+    ] {
         let f = Fmi2::new();
         assert_eq!(f.set_bool(vr("analytic"), analytic), OK);
         f.init();

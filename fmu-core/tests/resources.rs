@@ -15,7 +15,8 @@ use std::path::PathBuf;
 
 /// A resource folder with `gain.txt` holding `text`.
 fn folder(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fluidfmu resources {name} {}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("fluidfmu resources {name} {}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("gain.txt"), text).unwrap();
     dir
@@ -24,7 +25,11 @@ fn folder(name: &str, text: &str) -> PathBuf {
 #[test]
 fn fmi2_resource_uri_reaches_configure() {
     let dir = folder("fmi2", "2.5\n");
-    let uri = CString::new(format!("file://{}", dir.display().to_string().replace(' ', "%20"))).unwrap();
+    let uri = CString::new(format!(
+        "file://{}",
+        dir.display().to_string().replace(' ', "%20")
+    ))
+    .unwrap();
     let f = Fmi2::with_resources(&token(), 1, Some(&uri)).expect("instantiation");
     assert!(f.log.saw("resources in"));
     assert_eq!(f.set_int(vr("law"), 2), OK);
@@ -41,7 +46,10 @@ fn fmi3_resource_path_reaches_configure() {
     assert_eq!(f.set_int(vr("law"), 2), OK);
     // SAFETY: live instance.
     unsafe {
-        assert_eq!(oc::fmi3EnterInitializationMode(f.c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(
+            oc::fmi3EnterInitializationMode(f.c, 0, 0.0, 0.0, 0, 0.0),
+            OK
+        );
         assert_eq!(oc::fmi3ExitInitializationMode(f.c), OK);
     }
     assert_eq!(f.get(vr("dy1")), 500.0);
@@ -53,12 +61,19 @@ fn a_missing_or_unreadable_resource_is_a_clear_error() {
     // instance keeps the law it had.
     let f = Fmi2::new();
     assert_eq!(f.set_int(vr("law"), 2), ERROR);
-    assert!(f.log.saw("resource file 'gain.txt' is needed, but the master passed no fmuResourceLocation"));
+    assert!(
+        f.log.saw(
+            "resource file 'gain.txt' is needed, but the master passed no fmuResourceLocation"
+        )
+    );
     f.init();
     assert_eq!(f.get_int(vr("law")), 1);
     assert_eq!(f.get(vr("dy1")), 1e3);
     // A location that does not exist, or is not a file URI.
-    for uri in ["file:///no/such/folder/anywhere", "http://example.org/resources"] {
+    for uri in [
+        "file:///no/such/folder/anywhere",
+        "http://example.org/resources",
+    ] {
         let uri = CString::new(uri).unwrap();
         let f = Fmi2::with_resources(&token(), 1, Some(&uri)).expect("instantiation");
         assert_eq!(f.set_int(vr("law"), 2), ERROR);
@@ -91,7 +106,7 @@ mod needs_resource {
         inputs Inputs {}
         outputs Outputs {
             /// The state
-            y: ["1"] = state y;
+            y: ["1"] = x[state::y];
         }
         parameters Params {}
     }
@@ -122,19 +137,23 @@ fn instantiation_fails_cleanly_without_a_needed_resource() {
     use needs_resource::NeedsWeights;
     let token = fmu_core::full_description::<NeedsWeights>().instantiation_token();
     let none = ResourceFolder::from_fmi3_path(None);
-    let err = Instance::<NeedsWeights, 1>::new(FmiVersion::Fmi3, "x", &token, none, Sink::None, true)
-        .err()
-        .expect("must refuse");
+    let err =
+        Instance::<NeedsWeights, 1>::new(FmiVersion::Fmi3, "x", &token, none, Sink::None, true)
+            .err()
+            .expect("must refuse");
     let text = err.to_string();
     assert!(
-        text.contains("cannot be set up") && text.contains("weights.bin") && text.contains("no resourcePath"),
+        text.contains("cannot be set up")
+            && text.contains("weights.bin")
+            && text.contains("no resourcePath"),
         "{text}"
     );
     let dir = std::env::temp_dir().join(format!("fluidfmu weights {}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("weights.bin"), [0u8; 12]).unwrap();
     let found = ResourceFolder::from_fmi3_path(dir.to_str());
-    let inst = Instance::<NeedsWeights, 1>::new(FmiVersion::Fmi3, "x", &token, found, Sink::None, true)
-        .expect("with the file it works");
+    let inst =
+        Instance::<NeedsWeights, 1>::new(FmiVersion::Fmi3, "x", &token, found, Sink::None, true)
+            .expect("with the file it works");
     assert_eq!(inst.states()[0], 0.0);
 }

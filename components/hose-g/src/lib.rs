@@ -1,7 +1,4 @@
-//! HoseG: the hydraulic hose of seed 004 in causal form G (model card
-//! `hose-line.md`); the model is [`hose_line::HoseModel`].
+//! HoseG: the hydraulic hose in causal form G (`hose-line/MODEL.md`); the
+//! model and its table are [`hose_line::HoseG`].
 
-/// The HoseG model.
-pub type HoseG = hose_line::HoseModel<1>;
-
-fmu_core::export_fmu!(HoseG, { hose_line::NX });
+fmu_core::export_fmu!(hose_line::HoseG);

@@ -1,7 +1,4 @@
-//! HoseH: the hydraulic hose of seed 004 in causal form H (model card
-//! `hose-line.md`); the model is [`hose_line::HoseModel`].
+//! HoseH: the hydraulic hose in causal form H (`hose-line/MODEL.md`); the
+//! model and its table are [`hose_line::HoseH`].
 
-/// The HoseH model.
-pub type HoseH = hose_line::HoseModel<0>;
-
-fmu_core::export_fmu!(HoseH, { hose_line::NX });
+fmu_core::export_fmu!(hose_line::HoseH);

@@ -1,14 +1,15 @@
 //! The lumped line: compliance nodes and inertance-resistance branches
-//! between pressure points (card H7, chained for n segments).
+//! between pressure points (H7, chained for n segments).
 
+use fmu_core::DynBlock;
+use fmu_core::nalgebra::{SMatrix, SVector};
 use hydraulics::hose::{HoseSegment, SegmentState};
-use std::mem::MaybeUninit;
 
 /// Largest number of nodes or branches of a line (n + 1 for n <= 14).
 pub const MAX_ELEMENTS: usize = 15;
 
-/// A pressure point: a compliance node (a state) or an end pressure given
-/// as an input.
+/// A pressure point: a compliance node (a state of the nodes block) or an
+/// end pressure given as an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Point {
     /// Node `k` (state `k`).
@@ -87,7 +88,7 @@ fn ends(a: Point, b: Point) -> [(Point, f64); 3] {
     [(a, 0.5), (b, 0.5), (Point::Inlet, 0.0)]
 }
 
-/// The four causal forms of the card.
+/// The four causal forms of the model description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
     /// Inputs Q1, p2; outputs p1, Q2; segment C - R - L.
@@ -283,6 +284,16 @@ impl Line {
         self.n_nodes + self.n_branches
     }
 
+    /// The block of node pressures in the state vector (Pa).
+    pub fn node_block(&self) -> DynBlock {
+        DynBlock::new(0, self.n_nodes)
+    }
+
+    /// The block of branch flows, after the nodes (m3/s).
+    pub fn branch_block(&self) -> DynBlock {
+        self.node_block().then(self.n_branches)
+    }
+
     /// Number of nodes (pressure states).
     pub fn nodes(&self) -> usize {
         self.n_nodes
@@ -295,13 +306,13 @@ impl Line {
 
     fn pressure(&self, x: &[f64], b: &Boundary, p: Point) -> f64 {
         match p {
-            Point::Node(k) => x[k],
+            Point::Node(k) => x[self.node_block().index(k)],
             Point::Inlet => b.p1,
             Point::Outlet => b.p2,
         }
     }
 
-    /// Mean pressure of segment `s` (card: the mean of its end pressures).
+    /// Mean pressure of segment `s` (the mean of its end pressures).
     pub fn mean_pressure(&self, x: &[f64], b: &Boundary, s: usize) -> f64 {
         self.seg_points[s]
             .iter()
@@ -318,29 +329,26 @@ impl Line {
         out
     }
 
-    /// Rates of the states `x` (card H7 for the form's chain) and, if
-    /// `jac` is given, the Jacobian entries d(rate_row)/d(x_col).
-    pub fn eval(
+    /// Rates of the states `x` (H7 for the form's chain) into `rates` and,
+    /// if `jac` is given, the Jacobian d(rate)/d(state) into it (added to
+    /// what is there: pass it filled with zeros). Node rates fill the node
+    /// block, flow rates the branch block; states beyond them are left
+    /// alone.
+    pub fn eval<const N: usize>(
         &self,
-        x: &[f64],
+        x: &SVector<f64, N>,
         b: &Boundary,
-        rates: &mut [f64],
-        mut jac: Option<&mut dyn FnMut(usize, usize, f64)>,
+        rates: &mut SVector<f64, N>,
+        mut jac: Option<&mut SMatrix<f64, N, N>>,
     ) {
+        let (nodes, branches) = (self.node_block(), self.branch_block());
         // The segment states of this evaluation, on the stack and only as
-        // many as there are segments (the integrators call this several
-        // times per substep: no array initialisation, no copies).
-        let mut seg = [const { MaybeUninit::<SegmentState>::uninit() }; MAX_ELEMENTS];
+        // many as there are segments.
+        let mut seg = [None; MAX_ELEMENTS];
         for (s, slot) in seg.iter_mut().enumerate().take(self.n) {
-            slot.write(self.segment.state(self.mean_pressure(x, b, s)));
+            *slot = Some(self.segment.state(self.mean_pressure(x.as_slice(), b, s)));
         }
-        let n = self.n;
-        let st = |s: usize| {
-            assert!(s < n, "segment {s} of {n}");
-            // SAFETY: the first `n` entries were written above.
-            unsafe { seg[s].assume_init_ref() }
-        };
-        let nb = self.n_nodes;
+        let st = |s: usize| -> &SegmentState { seg[s].as_ref().expect("a segment of the line") };
         // d(p_m of segment s)/d(node k): the weight of that node.
         let dpm = |s: usize, k: usize| -> f64 {
             self.seg_points[s]
@@ -358,14 +366,15 @@ impl Line {
         // Nodes: kC * sum(frac C) dP/dt = net inflow.
         for k in 0..self.n_nodes {
             let node = &self.nodes[k];
+            let row = nodes.index(k);
             let mut inflow = f64::from(node.inlet_flow) * b.q1 + f64::from(node.outlet_flow) * b.q2;
-            for j in 0..self.n_branches {
-                let br = &self.branches[j];
+            for jb in 0..self.n_branches {
+                let br = &self.branches[jb];
                 if br.to == Point::Node(k) {
-                    inflow += x[nb + j];
+                    inflow += x[branches.index(jb)];
                 }
                 if br.from == Point::Node(k) {
-                    inflow -= x[nb + j];
+                    inflow -= x[branches.index(jb)];
                 }
             }
             let cap: f64 = node
@@ -373,22 +382,22 @@ impl Line {
                 .iter()
                 .map(|(s, f)| f * st(s).corrected_compliance())
                 .sum();
-            rates[k] = inflow / cap;
+            rates[row] = inflow / cap;
             if let Some(j) = jac.as_mut() {
                 for jb in 0..self.n_branches {
                     let br = &self.branches[jb];
                     if br.to == Point::Node(k) {
-                        j(k, nb + jb, 1.0 / cap);
+                        j[(row, branches.index(jb))] += 1.0 / cap;
                     }
                     if br.from == Point::Node(k) {
-                        j(k, nb + jb, -1.0 / cap);
+                        j[(row, branches.index(jb))] -= 1.0 / cap;
                     }
                 }
                 // Capacity through p_m: -inflow/cap^2 * dcap/dP.
                 for (s, f) in node.shares.iter() {
                     let dcap = f * st(s).k_c * st(s).compliance_dp();
                     for col in node_cols(s) {
-                        j(k, col, -inflow / (cap * cap) * dcap * dpm(s, col));
+                        j[(row, nodes.index(col))] += -inflow / (cap * cap) * dcap * dpm(s, col);
                     }
                 }
             }
@@ -396,8 +405,10 @@ impl Line {
         // Branches: kL * sum(frac L) dq/dt = p_from - p_to - sum(frac loss(q)).
         for jb in 0..self.n_branches {
             let br = &self.branches[jb];
-            let q = x[nb + jb];
-            let drive = self.pressure(x, b, br.from) - self.pressure(x, b, br.to);
+            let row = branches.index(jb);
+            let q = x[row];
+            let drive =
+                self.pressure(x.as_slice(), b, br.from) - self.pressure(x.as_slice(), b, br.to);
             let loss: f64 = br.shares.iter().map(|(s, f)| f * st(s).loss(q)).sum();
             let ind: f64 = br
                 .shares
@@ -405,23 +416,23 @@ impl Line {
                 .map(|(s, f)| f * st(s).corrected_inertance())
                 .sum();
             let num = drive - loss;
-            let row = nb + jb;
             rates[row] = num / ind;
             if let Some(j) = jac.as_mut() {
                 let dq: f64 = br.shares.iter().map(|(s, f)| f * st(s).loss_dq(q)).sum();
-                j(row, row, -dq / ind);
+                j[(row, row)] += -dq / ind;
                 if let Point::Node(k) = br.from {
-                    j(row, k, 1.0 / ind);
+                    j[(row, nodes.index(k))] += 1.0 / ind;
                 }
                 if let Point::Node(k) = br.to {
-                    j(row, k, -1.0 / ind);
+                    j[(row, nodes.index(k))] -= 1.0 / ind;
                 }
                 for (s, f) in br.shares.iter() {
                     let dloss = f * st(s).loss_dp(q);
                     let dind = f * st(s).k_l * st(s).inertance_dp();
                     for col in node_cols(s) {
                         let d = dpm(s, col);
-                        j(row, col, (-dloss * d) / ind - num / (ind * ind) * dind * d);
+                        j[(row, nodes.index(col))] +=
+                            (-dloss * d) / ind - num / (ind * ind) * dind * d;
                     }
                 }
             }
@@ -445,10 +456,7 @@ impl Line {
 
     /// Pressures for a through flow `q`: marched from the known pressure.
     fn fill(&self, b: &Boundary, p_level: f64, q: f64, x: &mut [f64]) {
-        let nb = self.n_nodes;
-        for j in 0..self.n_branches {
-            x[nb + j] = q;
-        }
+        self.branch_block().slice_mut(x).fill(q);
         // Start from a uniform guess and iterate: each branch's drop
         // depends on p_m, which depends on the pressures being computed.
         let start = match (self.branches[0].from, self.branches[self.n_branches - 1].to) {
@@ -456,9 +464,7 @@ impl Line {
             (_, Point::Outlet) => b.p2,
             _ => p_level,
         };
-        for k in 0..self.n_nodes {
-            x[k] = start;
-        }
+        self.node_block().slice_mut(x).fill(start);
         for _ in 0..50 {
             let seg = self.segment_states(x, b);
             let drop = |j: usize| -> f64 {
@@ -468,14 +474,15 @@ impl Line {
                     .map(|(s, f)| f * seg[s].as_ref().expect("segment").loss(q))
                     .sum()
             };
-            let old: Vec<f64> = x[..self.n_nodes].to_vec();
+            let mut old = [0.0; MAX_ELEMENTS];
+            old[..self.n_nodes].copy_from_slice(self.node_block().slice(x));
             if let Point::Inlet = self.branches[0].from {
                 // March downstream from p1 (G, Y).
                 let mut p = b.p1;
                 for j in 0..self.n_branches {
                     p -= drop(j);
                     if let Point::Node(k) = self.branches[j].to {
-                        x[k] = p;
+                        x[self.node_block().index(k)] = p;
                     }
                 }
             } else {
@@ -483,20 +490,20 @@ impl Line {
                 let mut p = match self.branches[self.n_branches - 1].to {
                     Point::Outlet => b.p2,
                     _ => {
-                        x[self.n_nodes - 1] = p_level;
+                        x[self.node_block().index(self.n_nodes - 1)] = p_level;
                         p_level
                     }
                 };
                 for j in (0..self.n_branches).rev() {
                     p += drop(j);
                     if let Point::Node(k) = self.branches[j].from {
-                        x[k] = p;
+                        x[self.node_block().index(k)] = p;
                     }
                 }
             }
             let change = old
                 .iter()
-                .zip(x.iter())
+                .zip(self.node_block().slice(x))
                 .map(|(a, c)| (a - c).abs())
                 .fold(0.0, f64::max);
             if change <= 1e-9 * b.p1.abs().max(b.p2.abs()).max(p_level.abs()).max(1.0) {

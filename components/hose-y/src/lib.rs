@@ -1,7 +1,4 @@
-//! HoseY: the hydraulic hose of seed 004 in causal form Y (model card
-//! `hose-line.md`); the model is [`hose_line::HoseModel`].
+//! HoseY: the hydraulic hose in causal form Y (`hose-line/MODEL.md`); the
+//! model and its table are [`hose_line::HoseY`].
 
-/// The HoseY model.
-pub type HoseY = hose_line::HoseModel<2>;
-
-fmu_core::export_fmu!(HoseY, { hose_line::NX });
+fmu_core::export_fmu!(hose_line::HoseY);

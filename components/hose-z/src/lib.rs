@@ -1,7 +1,4 @@
-//! HoseZ: the hydraulic hose of seed 004 in causal form Z (model card
-//! `hose-line.md`); the model is [`hose_line::HoseModel`].
+//! HoseZ: the hydraulic hose in causal form Z (`hose-line/MODEL.md`); the
+//! model and its table are [`hose_line::HoseZ`].
 
-/// The HoseZ model.
-pub type HoseZ = hose_line::HoseModel<3>;
-
-fmu_core::export_fmu!(HoseZ, { hose_line::NX });
+fmu_core::export_fmu!(hose_line::HoseZ);

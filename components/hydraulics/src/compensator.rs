@@ -1,5 +1,5 @@
 //! Pressure compensator with the semi-empirical throttle-coefficient
-//! dynamics (valve-cylinder card, V3) and the shuttle valve feeding it.
+//! dynamics (V3 of the valve drive) and the shuttle valve feeding it.
 
 use crate::orifice::Orifice;
 
@@ -66,7 +66,7 @@ impl PressureCompensator {
         (ke * f, dk * f, -ke * law.slope(ps - pv))
     }
 
-    /// dK/dt (card V3) with the clamp's anti-windup.
+    /// dK/dt (V3) with the clamp's anti-windup.
     pub fn rate(&self, k: f64, ps: f64, pv: f64, psh: f64) -> CompensatorRate {
         let gain = self.c1 + self.c2 * (ps - pv) / 1e5;
         let raw = (self.c5 - (pv - psh) - gain * k) / self.c3;
@@ -98,7 +98,7 @@ impl PressureCompensator {
 mod tests {
     use super::*;
 
-    fn card() -> PressureCompensator {
+    fn example() -> PressureCompensator {
         PressureCompensator {
             c1: 4.65e7,
             c2: -1.79e4,
@@ -111,7 +111,7 @@ mod tests {
 
     #[test]
     fn holds_its_margin_at_equilibrium() {
-        let c = card();
+        let c = example();
         // With K at equilibrium and pv - psh = C5 - gain K.
         let (ps, pv, psh) = (1.4e7, 6e6, 5e6);
         let k = c.equilibrium_k(ps, pv, psh);
@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn clamp_holds_k_inside_its_range() {
-        let c = card();
+        let c = example();
         // Margin too high -> wants to close; at K = 0 it is held.
         assert_eq!(c.rate(0.0, 1.4e7, 1.3e7, 1e6).dk, 0.0);
         assert!(c.rate(1e-9, 1.4e7, 1.3e7, 1e6).dk < 0.0);
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn partials_match_finite_differences() {
-        let c = card();
+        let c = example();
         let (k, ps, pv, psh) = (2e-9, 1.4e7, 8e6, 5e6);
         let r = c.rate(k, ps, pv, psh);
         let h = 1e-10;

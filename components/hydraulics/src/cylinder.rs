@@ -1,5 +1,5 @@
 //! Double-acting cylinder with chamber volumes from the piston position and
-//! end stops (valve-cylinder card, V5 and V6).
+//! end stops (V5 of the valve drive and V6).
 
 /// A double-acting cylinder: chamber A (piston side, area `a1`) grows with
 /// the position `x`, chamber B (rod side, area `a2`) shrinks; each chamber
@@ -56,7 +56,7 @@ impl Cylinder {
 mod tests {
     use super::*;
 
-    fn card() -> Cylinder {
+    fn example() -> Cylinder {
         Cylinder {
             a1: 8.04e-4,
             a2: 4.24e-4,
@@ -67,12 +67,12 @@ mod tests {
 
     #[test]
     fn volumes_and_force() {
-        let c = card();
+        let c = example();
         assert!((c.volume_a(0.5) - (4.02e-4 + 1e-3)).abs() < 1e-15);
         assert!((c.volume_b(0.5) - (2.12e-4 + 1e-3)).abs() < 1e-15);
         assert_eq!(c.dvolume_a(0.5), 8.04e-4);
         assert_eq!(c.dvolume_b(0.5), -4.24e-4);
-        // 140 bar on the piston side: 11.3 kN (card).
+        // 140 bar on the piston side: 11.3 kN (model description).
         assert!((c.force(1.4e7, 0.0) / 11_256.0 - 1.0).abs() < 1e-3);
     }
 }

@@ -1,27 +1,27 @@
-//! 4/3 proportional directional valve (valve-cylinder card, V4; seed 002's
+//! 4/3 proportional directional valve (V4 of the valve drive; Strashnov et al.'s (2023)
 //! edge overlaps as an option).
 //!
 //! Ports: supply P (pressure `pv`), tank T (`pt`), chamber ports A (`p1`) and
 //! B (`p2`). Flows: `q_a` into chamber A, `q_b` out of chamber B, `q_p` out
-//! of the supply port (the card's Q1, Q2, Q3).
+//! of the supply port (the model description's Q1, Q2, Q3).
 
 use crate::orifice::Orifice;
 
 /// How the spool signal opens the four metering edges.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Opening {
-    /// Symmetric deadband `Ud` (V), card V4: opening `s = Us - Ud` above
+    /// Symmetric deadband `Ud` (V), V4: opening `s = Us - Ud` above
     /// `Ud`, `Us + Ud` below `-Ud`, zero between. Edges P-A and B-T open for
     /// `s > 0`, P-B and A-T for `s < 0`.
     Deadband {
         /// Deadband half-width, V.
         ud: f64,
     },
-    /// Seed 002's overlaps on the normalised spool position `x = Us / u_nom`:
+    /// Strashnov et al.'s (2023) overlaps on the normalised spool position `x = Us / u_nom`:
     /// positive overlap `c1` on the supply edges (P-A opens as `x - c1`, P-B
     /// as `-x - c1`), negative overlap `c2` on the tank edges (A-T opens as
     /// `c2 - x`, B-T as `x + c2`), so near the centre both chambers drain to
-    /// tank. Seed 002 prints P-B as `-x + c1`, which jumps by `2 c1` where
+    /// tank. Strashnov et al. (2023) prints P-B as `-x + c1`, which jumps by `2 c1` where
     /// it opens; the continuous mirror image of P-A is used instead.
     Overlap {
         /// Spool signal at full stroke, V.
@@ -36,18 +36,18 @@ pub enum Opening {
 /// Flows through the valve (m3/s) and their partial derivatives.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct ValveFlows {
-    /// Flow into chamber A (card Q1).
+    /// Flow into chamber A (Q1 of V4).
     pub q_a: f64,
-    /// Flow out of chamber B (card Q2).
+    /// Flow out of chamber B (Q2 of V4).
     pub q_b: f64,
-    /// Flow out of the supply port P (card Q3).
+    /// Flow out of the supply port P (Q3 of V4).
     pub q_p: f64,
     /// d(q_a, q_b, q_p)/d(us, pv, p1, p2): rows q_a, q_b, q_p.
     pub partials: [[f64; 4]; 3],
 }
 
 /// A 4/3 proportional valve with flow constant `cv` (m3/(s V sqrt(Pa))) and
-/// the regularised orifice law of the orifice-chain card (E2) per edge.
+/// the regularised orifice law of the orifice chain (E2) per edge.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DirectionalValve {
     /// Flow constant per volt of opening, m3/(s V sqrt(Pa)).
@@ -136,7 +136,7 @@ impl DirectionalValve {
 mod tests {
     use super::*;
 
-    fn card_valve() -> DirectionalValve {
+    fn example_valve() -> DirectionalValve {
         DirectionalValve {
             cv: 2.315e-9,
             opening: Opening::Deadband { ud: 2.0 },
@@ -145,9 +145,9 @@ mod tests {
     }
 
     #[test]
-    fn card_flows_and_signs() {
-        let v = card_valve();
-        // Card: 1.1 L/min at 7.9 V opening and 10 bar.
+    fn reference_flows_and_signs() {
+        let v = example_valve();
+        // The model description: 1.1 L/min at 7.9 V opening and 10 bar.
         let q = v.flows(9.9, 1e6 + 9e5, 9e5, 9e5, 9e5);
         assert!(
             (q.q_a * 60_000.0 - 1.097).abs() < 0.01,
@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn opening_is_continuous_at_the_deadband_edges() {
-        let v = card_valve();
+        let v = example_valve();
         for us in [2.0, -2.0] {
             let a = v.flows(us * (1.0 - 1e-12), 1e7, 5e6, 3e6, 9e5);
             let b = v.flows(us * (1.0 + 1e-12), 1e7, 5e6, 3e6, 9e5);
@@ -179,7 +179,7 @@ mod tests {
     #[test]
     fn partials_match_finite_differences() {
         for v in [
-            card_valve(),
+            example_valve(),
             DirectionalValve {
                 cv: 2.315e-9,
                 opening: Opening::Overlap {

@@ -1,4 +1,4 @@
-//! End stops of a sliding body (valve-cylinder card, V6).
+//! End stops of a sliding body (V6 of the valve drive).
 
 /// Stiff spring-dampers at `x_min` and `x_max` that push the body back and
 /// never pull it (contact only while the force they would give pushes).
@@ -48,7 +48,7 @@ impl EndStops {
 mod tests {
     use super::*;
 
-    fn card() -> EndStops {
+    fn example() -> EndStops {
         EndStops {
             x_min: 0.0,
             x_max: 1.0,
@@ -59,7 +59,7 @@ mod tests {
 
     #[test]
     fn end_stops_only_push() {
-        let s = card();
+        let s = example();
         assert_eq!(s.force(0.5, 1.0).0, 0.0);
         // Beyond the upper stop moving outward: pushed back.
         let (f, dx, dv) = s.force(1.0 + 1e-4, 0.01);
@@ -68,7 +68,7 @@ mod tests {
         assert_eq!(s.force(1.0 + 1e-6, -1.0).0, 0.0);
         // Below the lower stop: pushed towards +x.
         assert!(s.force(-1e-4, 0.0).0 > 0.0);
-        // 0.11 mm penetration at the full piston force of 10.9 kN (card).
+        // 0.11 mm penetration at the full piston force of 10.9 kN (model description).
         let f = 1.4e7 * 8.04e-4 - 9e5 * 4.24e-4;
         assert!(((f / s.stiffness) * 1e3 - 0.11).abs() < 0.01);
     }

@@ -1,18 +1,18 @@
 //! Fluid properties: the pressure-dependent effective bulk modulus of oil
-//! with entrained air (orifice-chain card, E4).
+//! with entrained air (E4 of the orifice chain).
 
 /// Which logarithm the bulk-modulus law uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogBase {
     /// log10: the physically consistent law (B(pmax) close to Emax).
     Ten,
-    /// ln: what MATLAB's `log` gives; reproduces the seed's explicit-step
+    /// ln: what MATLAB's `log` gives; reproduces the paper's explicit-step
     /// instability but overshoots Emax by a factor of 2.3.
     Natural,
 }
 
 /// Effective bulk modulus `B(p) = a1 * Emax * log(a2 * max(p, 0) / pmax + a3)`
-/// (card E4), in Pa.
+/// (E4), in Pa.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BulkModulus {
     /// Maximum bulk modulus of the oil, Pa.
@@ -30,8 +30,8 @@ pub struct BulkModulus {
 }
 
 impl BulkModulus {
-    /// The card's default law: Emax 1.8e9 Pa, pmax 2.8e7 Pa, a = (0.5, 90, 3), log10.
-    pub fn seed_default() -> Self {
+    /// The model description's default law: Emax 1.8e9 Pa, pmax 2.8e7 Pa, a = (0.5, 90, 3), log10.
+    pub fn reference_oil() -> Self {
         BulkModulus {
             e_max: 1.8e9,
             p_max: 2.8e7,
@@ -70,7 +70,7 @@ impl BulkModulus {
         }
     }
 
-    /// Bulk modulus at gauge pressure `p` (Pa), in Pa (card E4).
+    /// Bulk modulus at gauge pressure `p` (Pa), in Pa (E4).
     pub fn value(&self, p: f64) -> f64 {
         let arg = self.a2 * p.max(0.0) / self.p_max + self.a3;
         self.a1 * self.e_max * arg.ln() / self.ln_scale()
@@ -91,9 +91,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn card_values_with_log10() {
-        let b = BulkModulus::seed_default();
-        // Card E4: B(pmax) = 0.5 * 1.8e9 * log10(93) = 1.77e9, B(0) = 4.3e8.
+    fn reference_values_with_log10() {
+        let b = BulkModulus::reference_oil();
+        // E4: B(pmax) = 0.5 * 1.8e9 * log10(93) = 1.77e9, B(0) = 4.3e8.
         assert!((b.value(2.8e7) - 0.9e9 * 93f64.log10()).abs() < 1.0);
         assert!((b.value(2.8e7) / 1.77e9 - 1.0).abs() < 2e-3);
         assert!((b.value(0.0) / 4.294e8 - 1.0).abs() < 1e-3);
@@ -104,7 +104,7 @@ mod tests {
     fn natural_log_overshoots_emax() {
         let b = BulkModulus {
             log: LogBase::Natural,
-            ..BulkModulus::seed_default()
+            ..BulkModulus::reference_oil()
         };
         assert!((b.value(2.8e7) / 4.08e9 - 1.0).abs() < 1e-2);
     }
@@ -114,7 +114,7 @@ mod tests {
         for log in [LogBase::Ten, LogBase::Natural] {
             let b = BulkModulus {
                 log,
-                ..BulkModulus::seed_default()
+                ..BulkModulus::reference_oil()
             };
             for p in [1e3, 1e5, 5e6, 2e7] {
                 let h = p * 1e-6;
@@ -126,15 +126,15 @@ mod tests {
 
     #[test]
     fn check_rejects_bad_constants() {
-        assert!(BulkModulus::seed_default().check().is_ok());
+        assert!(BulkModulus::reference_oil().check().is_ok());
         let bad = BulkModulus {
             a3: 0.5,
-            ..BulkModulus::seed_default()
+            ..BulkModulus::reference_oil()
         };
         assert!(bad.check().unwrap_err().contains("a3"));
         let bad = BulkModulus {
             e_max: -1.0,
-            ..BulkModulus::seed_default()
+            ..BulkModulus::reference_oil()
         };
         assert!(bad.check().is_err());
     }

@@ -1,4 +1,4 @@
-//! LuGre friction (valve-cylinder card, V6).
+//! LuGre friction (V6 of the valve drive).
 
 /// The LuGre friction model: bristle deflection `z` with
 /// `z' = v - |v| z / g(v)`, `g(v) = (Fc + (Fs - Fc) exp(-(v/vs)^2)) / sigma0`
@@ -74,7 +74,7 @@ impl LuGre {
 mod tests {
     use super::*;
 
-    fn card() -> LuGre {
+    fn example() -> LuGre {
         LuGre {
             sigma0: 2.15e6,
             sigma1: 6.368,
@@ -87,7 +87,7 @@ mod tests {
 
     #[test]
     fn steady_sliding_gives_the_stribeck_curve() {
-        let f = card();
+        let f = example();
         for v in [-0.05_f64, -2e-3, 1e-3, 0.02] {
             // Steady state: z' = 0 -> z = sign(v) g(v).
             let z = v.signum() * f.stribeck(v) / f.sigma0;
@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn partials_match_finite_differences() {
-        let f = card();
+        let f = example();
         for (v, z) in [(0.01, 1e-4), (-3e-3, -5e-5), (2e-3, -1e-4)] {
             let e = f.eval(v, z);
             let hv = 1e-8;

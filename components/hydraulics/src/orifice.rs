@@ -1,12 +1,12 @@
 //! Sharp-edged orifice with the regularised two-regime turbulent law
-//! (orifice-chain card, E1 and E2).
+//! (E1 of the orifice chain and E2).
 
 /// A sharp-edged orifice: `Q = K sign(dp) sqrt(|dp|)` above the transition
 /// pressure `p_tr`, a cubic with the same value and slope at `|dp| = p_tr`
-/// and a finite slope at zero below it (card E2).
+/// and a finite slope at zero below it (E2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Orifice {
-    /// Flow coefficient `K = Cd * A * sqrt(2/rho)` in m3/s/sqrt(Pa) (card E1).
+    /// Flow coefficient `K = Cd * A * sqrt(2/rho)` in m3/s/sqrt(Pa) (E1).
     pub k: f64,
     /// Transition pressure of the regularised law, Pa.
     pub p_tr: f64,
@@ -14,7 +14,7 @@ pub struct Orifice {
 
 impl Orifice {
     /// A circular sharp-edged orifice of diameter `d` (m) with discharge
-    /// coefficient `cd` (1) in oil of density `rho` (kg/m3), card E1.
+    /// coefficient `cd` (1) in oil of density `rho` (kg/m3), E1.
     pub fn circular(cd: f64, d: f64, rho: f64, p_tr: f64) -> Self {
         let area = std::f64::consts::PI / 4.0 * d * d;
         Orifice {
@@ -63,22 +63,22 @@ impl Orifice {
 mod tests {
     use super::*;
 
-    fn card_orifice() -> Orifice {
+    fn example_orifice() -> Orifice {
         Orifice::circular(0.6, 1e-3, 900.0, 1e4)
     }
 
     #[test]
-    fn coefficient_from_card_e1() {
-        let o = card_orifice();
+    fn coefficient_from_e1() {
+        let o = example_orifice();
         let expected = 0.6 * std::f64::consts::PI / 4.0 * 1e-6 * (2.0f64 / 900.0).sqrt();
         assert!((o.k - expected).abs() < 1e-20);
-        // Card: with ps = 10 MPa split in three equal drops, Q = 4.055e-5 m3/s.
+        // The model description: with ps = 10 MPa split in three equal drops, Q = 4.055e-5 m3/s.
         assert!((o.flow(1e7 / 3.0) / 4.055e-5 - 1.0).abs() < 1e-3);
     }
 
     #[test]
     fn value_and_slope_continuous_at_transition() {
-        let o = card_orifice();
+        let o = example_orifice();
         for sign in [-1.0, 1.0] {
             let below = o.flow(sign * o.p_tr * (1.0 - 1e-12));
             let above = o.flow(sign * o.p_tr * (1.0 + 1e-12));
@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn finite_slope_at_zero_and_odd_symmetry() {
-        let o = card_orifice();
+        let o = example_orifice();
         assert_eq!(o.flow(0.0), 0.0);
         assert!((o.slope(0.0) - 1.25 * o.k / o.p_tr.sqrt()).abs() < 1e-20);
         for dp in [1.0, 3e3, 2e4, 5e6] {
@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn flow_and_slope_agree_with_the_separate_functions() {
-        let o = card_orifice();
+        let o = example_orifice();
         for dp in [-2e6_f64, -1e4, -5e3, 0.0, 7.0, 1e4, 3e6] {
             let (q, s) = o.flow_and_slope(dp);
             assert!((q - o.flow(dp)).abs() <= 1e-15 * q.abs());
@@ -111,7 +111,7 @@ mod tests {
 
     #[test]
     fn slope_matches_finite_difference() {
-        let o = card_orifice();
+        let o = example_orifice();
         for dp in [-2e6_f64, -5e3, -1.0, 0.0, 7.0, 9e3, 1.1e4, 3e6] {
             let h = 1e-3_f64.max(dp.abs() * 1e-7);
             let fd = (o.flow(dp + h) - o.flow(dp - h)) / (2.0 * h);

@@ -1,4 +1,4 @@
-//! Proportional valve spool dynamics (valve-cylinder card, V1).
+//! Proportional valve spool dynamics (V1 of the valve drive).
 
 /// Second-order spool: `Us'' = Kv wn^2 U - 2 zeta wn Us' - wn^2 Us`, with the
 /// spool signal `Us` in V (proportional to the spool displacement).

@@ -1,9 +1,9 @@
-//! A lumped fluid volume (lumped fluid theory, orifice-chain card E5).
+//! A lumped fluid volume (lumped fluid theory, E5 of the orifice chain).
 
 use crate::fluid::BulkModulus;
 
 /// A rigid lumped volume whose pressure follows
-/// `dp/dt = B(p) / V * (sum of inflows)` (card E5).
+/// `dp/dt = B(p) / V * (sum of inflows)` (E5).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Volume {
     /// Volume, m3.
@@ -35,7 +35,7 @@ mod tests {
 
     #[test]
     fn pressure_rate_is_bulk_modulus_over_volume_times_flow() {
-        let fluid = BulkModulus::seed_default();
+        let fluid = BulkModulus::reference_oil();
         let v = Volume { volume: 1e-5 };
         let p = 3e6;
         let q = 2e-5;

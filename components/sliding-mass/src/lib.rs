@@ -1,144 +1,97 @@
 //! SlidingMass: a mass with LuGre friction between end stops, driven by an
-//! input force: the mechanical half of the ValveCylinder circuit (model card
-//! `valve-cylinder.md`, V6), the co-simulation partner of ValveActuator.
+//! input force: the mechanical half of the ValveCylinder circuit (V6 of the
+//! valve drive's `MODEL.md`), the co-simulation partner of ValveActuator.
 
-use fmu_core::model_description::{ModelDescription, Variable};
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Model, OdeSystem, Values};
-use valve_drive::Carriage;
-use valve_drive::params;
+use fmu_core::{BlockJacobian, Context, Model};
+use valve_drive::{Carriage, CarriageParams, CarriageStates};
 
-/// Value references.
-pub mod vr {
-    #![allow(missing_docs)]
-    pub const F: u32 = 1;
-    pub const X: u32 = 2;
-    pub const V: u32 = 3;
-    pub const F_MU: u32 = 4;
-    pub const SC: u32 = 5;
-    /// First carriage parameter (see `valve_drive::params::m`).
-    pub const CARRIAGE: u32 = 6;
+fmu_core::circuit! {
+    model SlidingMass {
+        description: "Mass with LuGre friction between end stops, driven by a force",
+        documentation: include_str!("../../valve-drive/MODEL.md"),
+        stop_time: 10.0,
+        step_size: 1e-3,
+    }
+    states {
+        /// The mass: position, velocity, bristle deflection
+        carriage: group CarriageStates;
+    }
+    inputs Inputs {
+        /// Driving force on the mass (positive towards +x)
+        F: ["N" => "kN"] = 0.0;
+    }
+    outputs Outputs {
+        /// Position
+        x: ["m" => "mm"] = x[state::carriage.index(CarriageStates::x)];
+        /// Velocity
+        v: ["m/s" => "mm/s"] = x[state::carriage.index(CarriageStates::v)];
+        /// LuGre friction force
+        F_mu: ["N"];
+    }
+    parameters Params {
+        /// Travel between the end stops at 0 and Sc
+        Sc: real ["m" => "mm"] = 1.0, above 0.0;
+    }
+    groups {
+        /// The mass
+        mass: CarriageParams,
+    }
 }
-
-/// Number of states: `x`, `v`, `z`.
-pub const NX: usize = 3;
 
 /// The SlidingMass model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlidingMass {
-    force: f64,
     carriage: Carriage,
 }
 
-fn arr(x: &SVector<f64, NX>) -> [f64; 3] {
-    [x[0], x[1], x[2]]
-}
-
-impl OdeSystem<NX> for SlidingMass {
-    /// Card V6: x' = v, m v' = F - F_mu + F_stop, z' (LuGre).
-    fn rhs(&self, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        SVector::from(self.carriage.eval(&arr(x), self.force).rates)
-    }
-
-    fn jacobian(&self, x: &SVector<f64, NX>) -> SMatrix<f64, NX, NX> {
-        let e = self.carriage.eval(&arr(x), self.force);
-        SMatrix::from_fn(|r, c| e.jac[r][c])
-    }
-
-    fn nominal(&self) -> SVector<f64, NX> {
-        SVector::<f64, NX>::from([0.1, 0.01, 1e-4])
-    }
-}
-
 impl Model<NX> for SlidingMass {
-    fn description() -> ModelDescription {
-        let mut variables = vec![
-            Variable::real("F", vr::F)
-                .input(0.0)
-                .unit("N", Some("kN"))
-                .describe("Driving force on the mass (positive towards +x)"),
-            Variable::real("x", vr::X)
-                .output(&[])
-                .unit("m", Some("mm"))
-                .describe("Position"),
-            Variable::real("v", vr::V)
-                .output(&[])
-                .unit("m/s", Some("mm/s"))
-                .describe("Velocity"),
-            Variable::real("F_mu", vr::F_MU)
-                .output(&[])
-                .unit("N", None)
-                .describe("LuGre friction force"),
-            Variable::real("Sc", vr::SC)
-                .parameter(1.0)
-                .unit("m", Some("mm"))
-                .range(Some(0.0), None)
-                .describe("Travel between the end stops at 0 and Sc"),
-        ];
-        variables.extend(params::carriage_variables(vr::CARRIAGE));
-        params::description(
-            "SlidingMass",
-            "Mass with LuGre friction between end stops, driven by a force",
-            variables,
-            valve_drive::doc::MASS_SUMMARY,
-        )
-    }
-
-    fn check_value(vr: u32, value: f64) -> Result<(), String> {
-        match vr {
-            vr::SC if value <= 0.0 => Err("must be positive".into()),
-            v if v >= vr::CARRIAGE => params::check_carriage(v - vr::CARRIAGE, value),
-            _ => Ok(()),
-        }
-    }
-
-    fn configure(values: &Values) -> Result<Self, String> {
+    fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         Ok(SlidingMass {
-            force: values.real(vr::F),
-            carriage: params::read_carriage(values, vr::CARRIAGE, values.real(vr::SC))?,
+            carriage: p.mass.carriage(p.Sc)?,
         })
     }
 
-    fn set_input(&mut self, vr: u32, value: f64) -> bool {
-        if vr == vr::F {
-            self.force = value;
-        }
-        vr == vr::F
+    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
+        let mut x = SVector::zeros();
+        x[state::carriage.index(CarriageStates::x)] = self.carriage.x0;
+        x
     }
 
-    fn initial_state(&self) -> SVector<f64, NX> {
-        SVector::<f64, NX>::from([self.carriage.x0, 0.0, 0.0])
+    /// V6: x' = v, m v' = F - F_mu + F_stop, z' (LuGre).
+    fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
+        let mut dx = SVector::zeros();
+        let e = self.carriage.eval(&state::carriage.read(x), u.F);
+        state::carriage.write(&mut dx, &e.rates);
+        dx
     }
 
-    fn output(&self, x: &SVector<f64, NX>, vr: u32) -> Option<f64> {
-        Some(match vr {
-            vr::X => x[0],
-            vr::V => x[1],
-            vr::F_MU => self.carriage.eval(&arr(x), self.force).friction,
-            _ => return None,
-        })
+    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
+        let e = self.carriage.eval(&state::carriage.read(x), u.F);
+        j.block(state::carriage, state::carriage).copy_from(&e.jac);
+        true
     }
 
-    fn state_index(vr: u32) -> Option<usize> {
-        match vr {
-            vr::X => Some(0),
-            vr::V => Some(1),
-            _ => None,
-        }
+    fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
+        out.F_mu = self.carriage.eval(&state::carriage.read(x), u.F).friction;
     }
 }
 
-fmu_core::export_fmu!(SlidingMass, 3);
+fmu_core::export_fmu!(SlidingMass);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn table_validates() {
-        fmu_core::checked_description::<SlidingMass, NX>().unwrap();
-        let x = SVector::<f64, NX>::from([0.5, 0.01, 1e-5]);
-        fmu_core::model::check_set_input::<SlidingMass, NX>(&x).unwrap();
-        assert_eq!(valve_drive::params::m::COUNT, 10);
+    fn table_validates_and_the_mass_starts_on_the_stop() {
+        let desc = fmu_core::checked_description::<SlidingMass, NX>().unwrap();
+        let names: Vec<&str> = desc.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(&names[..7], &["time", "F", "x", "v", "F_mu", "Sc", "m"]);
+        let (m, u) = fmu_core::default_model::<SlidingMass, NX>().unwrap();
+        let x0 = m.initial_state(&u);
+        assert_eq!(m.all_outputs(&u, &x0).x, 1.0);
+        // Resting on the stop with no force: at rest.
+        assert_eq!(m.rates(&u, &x0), SVector::<f64, NX>::zeros());
     }
 }

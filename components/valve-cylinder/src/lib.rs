@@ -1,244 +1,163 @@
 //! ValveCylinder: a constant-pressure pump feeds a pressure compensator,
 //! whose throttle keeps a fixed margin across a 4/3 proportional valve; the
 //! valve drives a double-acting cylinder moving a 200 kg mass with LuGre
-//! friction between end stops. Model card `valve-cylinder.md`, V1-V7.
+//! friction between end stops. Equations V1-V7 of the valve drive's
+//! `MODEL.md`.
 //!
-//! States: `Us`, `dUs`, `K`, `p1`, `p2`, `pv` (the drive, see
-//! [`valve_drive::drive`]), then `x`, `v`, `z` (the carriage).
+//! States: the drive's block (`Us`, `dUs`, `K`, `p1`, `p2`, `pv`, see
+//! [`valve_drive::drive`]), then the carriage's (`x`, `v`, `z`).
 
-use fmu_core::model_description::{ModelDescription, Variable};
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Model, OdeSystem, Values};
-use valve_drive::params::{self, h, m};
-use valve_drive::{Carriage, ValveDrive};
+use fmu_core::{BlockJacobian, Context, Model};
+use valve_drive::{Carriage, CarriageParams, CarriageStates, DriveParams, DriveStates, ValveDrive};
 
-/// Value references.
-pub mod vr {
-    #![allow(missing_docs)]
-    pub const U: u32 = 1;
-    pub const X: u32 = 2;
-    pub const V: u32 = 3;
-    pub const P1: u32 = 4;
-    pub const P2: u32 = 5;
-    pub const PV: u32 = 6;
-    pub const QV: u32 = 7;
-    pub const Q1: u32 = 8;
-    pub const Q2: u32 = 9;
-    pub const Q3: u32 = 10;
-    pub const F_MU: u32 = 11;
-    pub const US: u32 = 12;
-    /// First hydraulic parameter (see `valve_drive::params::h`).
-    pub const HYDRAULIC: u32 = 13;
-    /// First carriage parameter (see `valve_drive::params::m`).
-    pub const CARRIAGE: u32 = HYDRAULIC + valve_drive::params::h::COUNT;
+fmu_core::circuit! {
+    model ValveCylinder {
+        description: "Pressure-compensated 4/3 proportional valve driving a cylinder with a \
+                      mass and LuGre friction",
+        documentation: include_str!("../../valve-drive/MODEL.md"),
+        stop_time: 10.0,
+        step_size: 1e-3,
+    }
+    states {
+        /// The valve drive: spool, compensator, chamber and small-volume
+        /// pressures
+        drive: group DriveStates;
+        /// The mass: position, velocity, bristle deflection
+        carriage: group CarriageStates;
+    }
+    inputs Inputs {
+        /// Valve command voltage
+        U: ["V"] = 0.0, min -10.0, max 10.0;
+    }
+    outputs Outputs {
+        /// Piston (rod) position, 0 = retracted
+        x: ["m" => "mm"] = x[state::carriage.index(CarriageStates::x)];
+        /// Piston velocity
+        v: ["m/s" => "mm/s"] = x[state::carriage.index(CarriageStates::v)];
+        /// Pressure in chamber A (piston side)
+        p1: ["Pa" => "bar"] = x[state::drive.index(DriveStates::p1)];
+        /// Pressure in chamber B (rod side)
+        p2: ["Pa" => "bar"] = x[state::drive.index(DriveStates::p2)];
+        /// Pressure in the small volume between compensator and valve
+        pv: ["Pa" => "bar"];
+        /// Flow through the compensator throttle
+        Qv: ["m3/s" => "L/min"];
+        /// Flow into chamber A
+        Q1: ["m3/s" => "L/min"];
+        /// Flow out of chamber B
+        Q2: ["m3/s" => "L/min"];
+        /// Flow from the small volume into the valve
+        Q3: ["m3/s" => "L/min"];
+        /// LuGre friction force on the mass
+        F_mu: ["N"];
+        /// Spool signal (proportional to the spool displacement)
+        Us: ["V"] = x[state::drive.index(DriveStates::Us)];
+    }
+    parameters Params {}
+    groups {
+        /// The hydraulics
+        hydraulics: DriveParams,
+        /// The mass
+        mass: CarriageParams,
+    }
 }
-
-/// Number of states.
-pub const NX: usize = 9;
-const X: usize = 6;
-const V: usize = 7;
-const Z: usize = 8;
 
 /// The ValveCylinder circuit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValveCylinder {
-    u: f64,
     drive: ValveDrive,
     carriage: Carriage,
 }
 
-fn split(x: &SVector<f64, NX>) -> ([f64; 6], [f64; 3]) {
-    ([x[0], x[1], x[2], x[3], x[4], x[5]], [x[X], x[V], x[Z]])
-}
-
 impl ValveCylinder {
-    /// Rates and Jacobian from one evaluation with partials.
-    fn rates_and_jacobian(&self, x: &SVector<f64, NX>) -> (SVector<f64, NX>, SMatrix<f64, NX, NX>) {
-        let (s, c) = split(x);
-        let d = self.drive.eval(self.u, &s, c[0], c[1]);
-        let k = self.carriage.eval(&c, self.drive.force(&s));
-        let mut f = SVector::<f64, NX>::zeros();
-        let mut j = SMatrix::<f64, NX, NX>::zeros();
-        for r in 0..6 {
-            f[r] = d.rates[r];
-            for col in 0..6 {
-                j[(r, col)] = d.jac[r][col];
-            }
-            j[(r, X)] = d.d_x[r];
-            j[(r, V)] = d.d_v[r];
-        }
-        for r in 0..3 {
-            f[X + r] = k.rates[r];
-            for col in 0..3 {
-                j[(X + r, X + col)] = k.jac[r][col];
-            }
-        }
-        // The cylinder force p1 A1 - p2 A2 drives the carriage.
-        let cyl = &self.drive.cylinder;
-        j[(V, 3)] = k.d_force[1] * cyl.a1;
-        j[(V, 4)] = -k.d_force[1] * cyl.a2;
-        (f, j)
-    }
-}
-
-impl OdeSystem<NX> for ValveCylinder {
-    /// Card V1-V6: the drive's rates with the rod moving with the carriage,
-    /// and the carriage driven by the cylinder force p1 A1 - p2 A2.
-    fn rhs(&self, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        let (s, c) = split(x);
-        let d = self.drive.rates(self.u, &s, c[0], c[1]);
-        let k = self.carriage.eval(&c, self.drive.force(&s));
-        let mut r = SVector::<f64, NX>::zeros();
-        for i in 0..6 {
-            r[i] = d.rates[i];
-        }
-        for i in 0..3 {
-            r[X + i] = k.rates[i];
-        }
-        r
-    }
-
-    fn jacobian(&self, x: &SVector<f64, NX>) -> SMatrix<f64, NX, NX> {
-        self.rates_and_jacobian(x).1
-    }
-
-    /// One evaluation of the drive and the carriage gives both.
-    fn rhs_and_jacobian_into(
+    /// V1-V6: the drive's rates with the rod moving with the carriage, and
+    /// the carriage driven by the cylinder force p1 A1 - p2 A2; the
+    /// Jacobian from the same evaluation when `j` is given.
+    fn evaluate(
         &self,
+        u: &Inputs,
         x: &SVector<f64, NX>,
-        j: &mut SMatrix<f64, NX, NX>,
+        j: Option<&mut SMatrix<f64, NX, NX>>,
     ) -> SVector<f64, NX> {
-        let (f, jac) = self.rates_and_jacobian(x);
-        *j = jac;
-        f
-    }
-
-    fn nominal(&self) -> SVector<f64, NX> {
-        SVector::<f64, NX>::from([10.0, 1e3, 1e-9, 1e6, 1e6, 1e6, 0.1, 0.01, 1e-4])
+        let s = state::drive.read(x);
+        let c = state::carriage.read(x);
+        let (rod_x, rod_v) = (c[CarriageStates::x], c[CarriageStates::v]);
+        let force = self.drive.force(&s);
+        let k = self.carriage.eval(&c, force);
+        let mut dx = SVector::zeros();
+        state::carriage.write(&mut dx, &k.rates);
+        let Some(j) = j else {
+            state::drive.write(&mut dx, &self.drive.rates(u.U, &s, rod_x, rod_v).rates);
+            return dx;
+        };
+        let d = self.drive.eval(u.U, &s, rod_x, rod_v);
+        state::drive.write(&mut dx, &d.rates);
+        j.block(state::drive, state::drive).copy_from(&d.jac);
+        j.block_column(state::drive, state::carriage.index(CarriageStates::x))
+            .copy_from(&d.d_x);
+        j.block_column(state::drive, state::carriage.index(CarriageStates::v))
+            .copy_from(&d.d_v);
+        j.block(state::carriage, state::carriage).copy_from(&k.jac);
+        // The cylinder force couples the chamber pressures into the mass.
+        let mut force_gradient = SVector::<f64, 6>::zeros();
+        force_gradient[DriveStates::p1] = self.drive.cylinder.a1;
+        force_gradient[DriveStates::p2] = -self.drive.cylinder.a2;
+        j.block(state::carriage, state::drive)
+            .copy_from(&(k.d_force * force_gradient.transpose()));
+        dx
     }
 }
 
 impl Model<NX> for ValveCylinder {
-    fn description() -> ModelDescription {
-        let mut variables = vec![
-            Variable::real("U", vr::U)
-                .input(0.0)
-                .unit("V", None)
-                .range(Some(-10.0), Some(10.0))
-                .describe("Valve command voltage"),
-            params::output_variable(
-                "x",
-                vr::X,
-                "m",
-                Some("mm"),
-                "Piston (rod) position, 0 = retracted",
-            ),
-            params::output_variable("v", vr::V, "m/s", Some("mm/s"), "Piston velocity"),
-        ];
-        variables.extend(params::hydraulic_outputs(vr::P1));
-        variables.extend([
-            params::output_variable(
-                "F_mu",
-                vr::F_MU,
-                "N",
-                None,
-                "LuGre friction force on the mass",
-            ),
-            params::output_variable(
-                "Us",
-                vr::US,
-                "V",
-                None,
-                "Spool signal (proportional to the spool displacement)",
-            ),
-        ]);
-        variables.extend(params::hydraulic_variables(vr::HYDRAULIC));
-        variables.extend(params::carriage_variables(vr::CARRIAGE));
-        params::description(
-            "ValveCylinder",
-            "Pressure-compensated 4/3 proportional valve driving a cylinder with a \
-                          mass and LuGre friction (seed 000, circuit 2)",
-            variables,
-            valve_drive::doc::CYLINDER_SUMMARY,
-        )
+    fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
+        let drive = p.hydraulics.drive()?;
+        let carriage = p.mass.carriage(p.hydraulics.Sc)?;
+        Ok(ValveCylinder { drive, carriage })
     }
 
-    fn check_value(vr: u32, value: f64) -> Result<(), String> {
-        if (vr::HYDRAULIC..vr::CARRIAGE).contains(&vr) {
-            params::check_hydraulic(vr - vr::HYDRAULIC, value)
-        } else if (vr::CARRIAGE..vr::CARRIAGE + m::COUNT).contains(&vr) {
-            params::check_carriage(vr - vr::CARRIAGE, value)
-        } else {
-            Ok(())
-        }
+    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
+        let mut x = SVector::zeros();
+        state::drive.write(&mut x, &self.drive.initial);
+        x[state::carriage.index(CarriageStates::x)] = self.carriage.x0;
+        x
     }
 
-    fn configure(values: &Values) -> Result<Self, String> {
-        let drive = params::read_hydraulics(values, vr::HYDRAULIC)?;
-        let stroke = values.real(vr::HYDRAULIC + h::SC);
-        let carriage = params::read_carriage(values, vr::CARRIAGE, stroke)?;
-        Ok(ValveCylinder {
-            u: values.real(vr::U),
-            drive,
-            carriage,
-        })
+    fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
+        self.evaluate(u, x, None)
     }
 
-    fn set_input(&mut self, vr: u32, value: f64) -> bool {
-        if vr == vr::U {
-            self.u = value;
-        }
-        vr == vr::U
+    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
+        self.evaluate(u, x, Some(j));
+        true
     }
 
-    fn initial_state(&self) -> SVector<f64, NX> {
-        let s = self.drive.initial;
-        SVector::<f64, NX>::from([
-            s[0],
-            s[1],
-            s[2],
-            s[3],
-            s[4],
-            s[5],
-            self.carriage.x0,
-            0.0,
-            0.0,
-        ])
+    /// One evaluation of the drive and the carriage gives both.
+    fn rates_and_jacobian(
+        &self,
+        u: &Inputs,
+        x: &SVector<f64, NX>,
+        j: &mut SMatrix<f64, NX, NX>,
+    ) -> (SVector<f64, NX>, bool) {
+        (self.evaluate(u, x, Some(j)), true)
     }
 
-    fn output(&self, x: &SVector<f64, NX>, vr: u32) -> Option<f64> {
-        let (s, c) = split(x);
-        let d = self.drive.rates(self.u, &s, c[0], c[1]);
-        Some(match vr {
-            vr::X => c[0],
-            vr::V => c[1],
-            vr::P1 => s[3],
-            vr::P2 => s[4],
-            vr::PV => d.pv,
-            vr::QV => d.qv,
-            vr::Q1 => d.q1,
-            vr::Q2 => d.q2,
-            vr::Q3 => d.q3,
-            vr::F_MU => self.carriage.eval(&c, self.drive.force(&s)).friction,
-            vr::US => s[0],
-            _ => return None,
-        })
-    }
-
-    fn state_index(vr: u32) -> Option<usize> {
-        match vr {
-            vr::US => Some(0),
-            vr::P1 => Some(3),
-            vr::P2 => Some(4),
-            vr::PV => Some(5),
-            vr::X => Some(X),
-            vr::V => Some(V),
-            _ => None,
-        }
+    fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
+        let s = state::drive.read(x);
+        let c = state::carriage.read(x);
+        let d = self
+            .drive
+            .rates(u.U, &s, c[CarriageStates::x], c[CarriageStates::v]);
+        out.pv = d.pv;
+        out.Qv = d.qv;
+        out.Q1 = d.q1;
+        out.Q2 = d.q2;
+        out.Q3 = d.q3;
+        out.F_mu = self.carriage.eval(&c, self.drive.force(&s)).friction;
     }
 }
 
-fmu_core::export_fmu!(ValveCylinder, 9);
+fmu_core::export_fmu!(ValveCylinder);
 
 #[cfg(test)]
 mod tests;

@@ -1,48 +1,64 @@
 //! Unit tests of the ValveCylinder model.
 
 use super::*;
-use fmu_core::model_description::ModelDescription;
+use fmu_core::Record;
 
-fn defaults() -> Values {
-    let desc: ModelDescription = ValveCylinder::description();
-    Values::from_raw(
-        desc.variables
-            .iter()
-            .map(|v| v.kind.start_as_f64().unwrap_or(0.0))
-            .collect(),
+fn model(quasi_static: bool) -> ValveCylinder {
+    let mut p = Params::defaults();
+    p.hydraulics.quasi_static = quasi_static;
+    ValveCylinder::configure(
+        &p,
+        &Context::new(&fmu_core::ResourceFolder::Unavailable(String::new())),
     )
+    .unwrap()
 }
 
 #[test]
 fn table_follows_core_conventions_and_validates() {
-    fmu_core::checked_description::<ValveCylinder, NX>().unwrap();
+    let desc = fmu_core::checked_description::<ValveCylinder, NX>().unwrap();
+    let names: Vec<&str> = desc.variables.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(
+        &names[..13],
+        &[
+            "time", "U", "x", "v", "p1", "p2", "pv", "Qv", "Q1", "Q2", "Q3", "F_mu", "Us"
+        ]
+    );
+    // The hydraulic group, then the carriage group.
+    assert_eq!(names[13], "ps");
+    assert_eq!(names[13 + 32], "m");
 }
 
 #[test]
 fn jacobian_matches_finite_differences() {
-    let mut v = defaults();
-    v.set(vr::U, 7.0);
-    for qs in [0.0, 1.0] {
-        v.set(vr::HYDRAULIC + h::QUASI_STATIC, qs);
-        let m = ValveCylinder::configure(&v).unwrap();
+    let u = Inputs { U: 7.0 };
+    for qs in [false, true] {
+        let m = model(qs);
         let nominal = m.nominal();
         for x in [
-            SVector::<f64, NX>::from([6.0, 10.0, 2e-9, 6e6, 3e6, 7.2e6, 0.5, 0.03, 1e-4]),
-            SVector::<f64, NX>::from([-5.0, -3.0, 8e-10, 4e6, 8e6, 9.1e6, 0.4, -0.02, -1e-4]),
-            SVector::<f64, NX>::from([4.0, 2.0, 1e-9, 9e6, 2e6, 1.05e7, 1.00001, 0.001, 5e-5]),
+            [6.0, 10.0, 2e-9, 6e6, 3e6, 7.2e6, 0.5, 0.03, 1e-4],
+            [-5.0, -3.0, 8e-10, 4e6, 8e6, 9.1e6, 0.4, -0.02, -1e-4],
+            [4.0, 2.0, 1e-9, 9e6, 2e6, 1.05e7, 1.00001, 0.001, 5e-5],
         ] {
-            let j = m.jacobian(&x);
+            let x = SVector::<f64, NX>::from(x);
+            let mut j = SMatrix::zeros();
+            let (f, analytic) = m.rates_and_jacobian(&u, &x, &mut j);
+            assert!(analytic);
+            assert_eq!(f, m.rates(&u, &x));
             for c in 0..NX {
-                if qs == 1.0 && c == 5 {
+                if qs && c == state::drive.index(DriveStates::pv) {
                     continue;
                 }
-                let rel = if c == 2 { 1e-3 } else { 1e-6 };
+                let rel = if c == state::drive.index(DriveStates::K) {
+                    1e-3
+                } else {
+                    1e-6
+                };
                 let h = rel * x[c].abs().max(nominal[c] * 1e-3);
                 let mut up = x;
                 let mut dn = x;
                 up[c] += h;
                 dn[c] -= h;
-                let fd = (m.rhs(&up) - m.rhs(&dn)) / (2.0 * h);
+                let fd = (m.rates(&u, &up) - m.rates(&u, &dn)) / (2.0 * h);
                 for r in 0..NX {
                     let scale = (0..NX)
                         .map(|k| (j[(r, k)] * nominal[k]).abs())
@@ -60,16 +76,19 @@ fn jacobian_matches_finite_differences() {
 }
 
 #[test]
-fn initial_state_from_the_card() {
-    let m = ValveCylinder::configure(&defaults()).unwrap();
-    let x0 = m.initial_state();
-    assert_eq!(x0[2], 5e-11);
-    assert_eq!((x0[3], x0[4], x0[5]), (9e5, 9e5, 9e5));
-    assert_eq!(x0[X], 1.0);
-}
-
-#[test]
-fn fast_input_path_matches_configure() {
-    let x = SVector::<f64, NX>::from([6.0, 10.0, 2e-9, 6e6, 3e6, 7.2e6, 0.5, 0.03, 1e-4]);
-    fmu_core::model::check_set_input::<ValveCylinder, NX>(&x).unwrap();
+fn initial_state_from_the_model_description() {
+    let m = model(false);
+    let x0 = m.initial_state(&Inputs { U: 0.0 });
+    let drive = state::drive.read(&x0);
+    assert_eq!(drive[DriveStates::K], 5e-11);
+    assert_eq!(
+        (
+            drive[DriveStates::p1],
+            drive[DriveStates::p2],
+            drive[DriveStates::pv]
+        ),
+        (9e5, 9e5, 9e5)
+    );
+    assert_eq!(x0[state::carriage.index(CarriageStates::x)], 1.0);
+    assert_eq!(m.nominal()[state::drive.index(DriveStates::K)], 1e-9);
 }

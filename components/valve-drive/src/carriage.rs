@@ -1,14 +1,24 @@
 //! The sliding carriage: a point mass on the rod with LuGre friction and
-//! end stops (card V6). States: `x` (m), `v` (m/s), `z` (m, bristles).
+//! end stops (V6). States: `x` (m), `v` (m/s), `z` (m, bristles).
 
+use CarriageStates as C;
+use fmu_core::nalgebra::{SMatrix, SVector};
 use hydraulics::{EndStops, LuGre};
 
-/// Index of the position in the carriage state.
-pub const X: usize = 0;
-/// Index of the velocity.
-pub const V: usize = 1;
-/// Index of the LuGre bristle deflection.
-pub const Z: usize = 2;
+fmu_core::states! {
+    /// The carriage's states (V6): a block of a circuit's state vector.
+    pub struct CarriageStates {
+        /// Position, m (0 = retracted)
+        x: nominal 0.1;
+        /// Velocity, m/s
+        v: nominal 0.01;
+        /// LuGre bristle deflection, m
+        z: nominal 1e-4;
+    }
+}
+
+/// The carriage's state vector.
+pub type CarriageState = SVector<f64, 3>;
 
 /// A mass sliding on LuGre friction between end stops.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,11 +37,11 @@ pub struct Carriage {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct CarriageEval {
     /// d(x, v, z)/dt.
-    pub rates: [f64; 3],
+    pub rates: CarriageState,
     /// d(rates)/d(x, v, z).
-    pub jac: [[f64; 3]; 3],
+    pub jac: SMatrix<f64, 3, 3>,
     /// d(rates)/d(driving force).
-    pub d_force: [f64; 3],
+    pub d_force: CarriageState,
     /// Friction force, N.
     pub friction: f64,
     /// End-stop force, N.
@@ -41,21 +51,26 @@ pub struct CarriageEval {
 impl Carriage {
     /// Rates for state `c` = (x, v, z) under the driving force `force` (N):
     /// `x' = v`, `m v' = force - F_mu + F_stop`, `z'` per LuGre.
-    pub fn eval(&self, c: &[f64; 3], force: f64) -> CarriageEval {
-        let fr = self.friction.eval(c[V], c[Z]);
-        let (fs, fs_x, fs_v) = self.stops.force(c[X], c[V]);
+    pub fn eval(&self, c: &CarriageState, force: f64) -> CarriageEval {
+        let fr = self.friction.eval(c[C::v], c[C::z]);
+        let (fs, fs_x, fs_v) = self.stops.force(c[C::x], c[C::v]);
         let m = self.mass;
-        CarriageEval {
-            rates: [c[V], (force - fr.force + fs) / m, fr.dz],
-            jac: [
-                [0.0, 1.0, 0.0],
-                [fs_x / m, (fs_v - fr.f_v) / m, -fr.f_z / m],
-                [0.0, fr.dz_v, fr.dz_z],
-            ],
-            d_force: [0.0, 1.0 / m, 0.0],
+        let mut e = CarriageEval {
             friction: fr.force,
             stop: fs,
-        }
+            ..CarriageEval::default()
+        };
+        e.rates[C::x] = c[C::v];
+        e.rates[C::v] = (force - fr.force + fs) / m;
+        e.rates[C::z] = fr.dz;
+        e.jac[(C::x, C::v)] = 1.0;
+        e.jac[(C::v, C::x)] = fs_x / m;
+        e.jac[(C::v, C::v)] = (fs_v - fr.f_v) / m;
+        e.jac[(C::v, C::z)] = -fr.f_z / m;
+        e.jac[(C::z, C::v)] = fr.dz_v;
+        e.jac[(C::z, C::z)] = fr.dz_z;
+        e.d_force[C::v] = 1.0 / m;
+        e
     }
 }
 
@@ -84,9 +99,9 @@ mod tests {
             x0: 1.0,
         };
         for s in [
-            [0.5, 0.02, 1e-4],
-            [1.00001, 0.001, -1e-4],
-            [0.3, -4e-3, 5e-5],
+            CarriageState::from([0.5, 0.02, 1e-4]),
+            [1.00001, 0.001, -1e-4].into(),
+            [0.3, -4e-3, 5e-5].into(),
         ] {
             let e = c.eval(&s, 1000.0);
             for k in 0..3 {
@@ -99,9 +114,9 @@ mod tests {
                 for r in 0..3 {
                     let fd = (a.rates[r] - b.rates[r]) / (2.0 * h);
                     assert!(
-                        (fd - e.jac[r][k]).abs() <= 1e-5 * fd.abs().max(1.0),
+                        (fd - e.jac[(r, k)]).abs() <= 1e-5 * fd.abs().max(1.0),
                         "d{r}/d{k}: {} vs {fd}",
-                        e.jac[r][k]
+                        e.jac[(r, k)]
                     );
                 }
             }

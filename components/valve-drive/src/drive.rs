@@ -1,26 +1,52 @@
 //! The hydraulic assembly: spool, pressure compensator with shuttle valve,
-//! small volume, 4/3 valve and the two cylinder chambers (card V1-V5, V7).
+//! small volume, 4/3 valve and the two cylinder chambers (V1-V5, V7).
 //!
 //! Hydraulic states, in this order: `Us` (V), `dUs` (V/s), `K`
 //! (m3/(s sqrt(Pa))), `p1`, `p2`, `pv` (Pa). The rod position `x` and
 //! velocity `v` come from outside (the carriage, or the FMU's inputs).
 
+use DriveStates as S;
+use fmu_core::nalgebra::{SMatrix, SVector};
 use hydraulics::{
     BulkModulus, Cylinder, DirectionalValve, PressureCompensator, ProportionalSpool, shuttle,
 };
 
-/// Index of `Us` in the hydraulic state.
-pub const US: usize = 0;
-/// Index of `dUs`.
-pub const DUS: usize = 1;
-/// Index of `K`.
-pub const K: usize = 2;
-/// Index of `p1`.
-pub const P1: usize = 3;
-/// Index of `p2`.
-pub const P2: usize = 4;
-/// Index of `pv`.
-pub const PV: usize = 5;
+fmu_core::states! {
+    /// The drive's hydraulic states (V1, V3, V5): a block of a circuit's
+    /// state vector.
+    pub struct DriveStates {
+        /// Spool signal, V
+        Us: nominal 10.0;
+        /// Its rate, V/s
+        dUs: nominal 1e3;
+        /// Compensator throttle coefficient, m3/(s sqrt(Pa))
+        K: nominal 1e-9;
+        /// Chamber A pressure, Pa
+        p1: nominal 1e6;
+        /// Chamber B pressure, Pa
+        p2: nominal 1e6;
+        /// Small-volume pressure, Pa
+        pv: nominal 1e6;
+    }
+}
+
+/// The drive's hydraulic state vector.
+pub type DriveState = SVector<f64, 6>;
+
+/// How the pressure `pv` in the small volume between compensator and valve
+/// is computed: the part of the drive whose law is chosen by a parameter
+/// (`quasi_static`), and where a trained surrogate would plug in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SmallVolume {
+    /// `pv` is a state: `dpv/dt = B(pv)/Vv (Qv - Q3)` (V5, third line),
+    /// with the volume Vv in m3. Stiff: its eigenvalue is of order -1e6 1/s.
+    Dynamic {
+        /// The small volume Vv, m3.
+        volume: f64,
+    },
+    /// `pv` from the flow balance `Qv = Q3` (V7): no state, no stiffness.
+    QuasiStatic,
+}
 
 /// The pressure-compensated valve drive.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,29 +63,27 @@ pub struct ValveDrive {
     pub valve: DirectionalValve,
     /// Cylinder chambers (V5).
     pub cylinder: Cylinder,
-    /// Bulk-modulus law (orifice-chain card E4).
+    /// Bulk-modulus law (E4 of the orifice chain).
     pub fluid: BulkModulus,
-    /// Small volume between compensator and valve, m3.
-    pub vv: f64,
-    /// Quasi-static small volume (V7) instead of its pressure equation.
-    pub quasi_static: bool,
+    /// The small volume between compensator and valve.
+    pub small_volume: SmallVolume,
     /// Initial hydraulic state.
-    pub initial: [f64; 6],
+    pub initial: DriveState,
 }
 
 /// Rates, flows and partial derivatives of the drive at one point.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct DriveEval {
     /// Time derivatives of the six hydraulic states.
-    pub rates: [f64; 6],
+    pub rates: DriveState,
     /// d(rates)/d(hydraulic states), row = rate.
-    pub jac: [[f64; 6]; 6],
+    pub jac: SMatrix<f64, 6, 6>,
     /// d(rates)/d(rod position x).
-    pub d_x: [f64; 6],
+    pub d_x: DriveState,
     /// d(rates)/d(rod velocity v).
-    pub d_v: [f64; 6],
+    pub d_v: DriveState,
     /// d(rates)/d(command U).
-    pub d_u: [f64; 6],
+    pub d_u: DriveState,
     /// The small-volume pressure in force (the state, or the quasi-static
     /// solution), Pa.
     pub pv: f64,
@@ -75,27 +99,27 @@ pub struct DriveEval {
 
 impl ValveDrive {
     /// Hydraulic force on the rod, N (positive extending).
-    pub fn force(&self, s: &[f64; 6]) -> f64 {
-        self.cylinder.force(s[P1], s[P2])
+    pub fn force(&self, s: &DriveState) -> f64 {
+        self.cylinder.force(s[S::p1], s[S::p2])
     }
 
     /// The quasi-static small-volume pressure (V7): the root of
     /// `Qv(pv) = Q3(pv)`, bracketed and found by safeguarded Newton, with
     /// its partial derivatives with respect to (Us, K, p1, p2).
-    pub fn quasi_static_pv(&self, s: &[f64; 6]) -> (f64, [f64; 4]) {
+    pub fn quasi_static_pv(&self, s: &DriveState) -> (f64, [f64; 4]) {
         let g = |pv: f64| {
-            let (qv, _, dqv) = self.compensator.flow(s[K], self.ps, pv);
-            let f = self.valve.flows(s[US], pv, s[P1], s[P2], self.pt);
+            let (qv, _, dqv) = self.compensator.flow(s[S::K], self.ps, pv);
+            let f = self.valve.flows(s[S::Us], pv, s[S::p1], s[S::p2], self.pt);
             (qv - f.q_p, dqv - f.partials[2][1])
         };
-        let mut lo = self.pt.min(s[P1]).min(s[P2]).min(self.ps);
-        let mut hi = self.ps.max(s[P1]).max(s[P2]);
+        let mut lo = self.pt.min(s[S::p1]).min(s[S::p2]).min(self.ps);
+        let mut hi = self.ps.max(s[S::p1]).max(s[S::p2]);
         let (_, d_lo) = g(lo);
         let (_, d_hi) = g(hi);
         if d_lo == 0.0 && d_hi == 0.0 && g(0.5 * (lo + hi)).1 == 0.0 {
             // Throttle and valve both closed: pv is undetermined; hold the
             // compensator's margin above the load pressure.
-            let (psh, a, b) = shuttle(s[P1], s[P2]);
+            let (psh, a, b) = shuttle(s[S::p1], s[S::p2]);
             let pv = (psh + self.compensator.c5).clamp(lo, hi);
             return (pv, [0.0, 0.0, a, b]);
         }
@@ -120,8 +144,8 @@ impl ValveDrive {
             }
         }
         // Implicit-function partials: dpv/dy = -(dg/dy)/(dg/dpv).
-        let (_, dqv_k, dqv_pv) = self.compensator.flow(s[K], self.ps, pv);
-        let f = self.valve.flows(s[US], pv, s[P1], s[P2], self.pt);
+        let (_, dqv_k, dqv_pv) = self.compensator.flow(s[S::K], self.ps, pv);
+        let f = self.valve.flows(s[S::Us], pv, s[S::p1], s[S::p2], self.pt);
         let dg_pv = dqv_pv - f.partials[2][1];
         if dg_pv >= 0.0 {
             return (pv, [0.0; 4]);
@@ -138,74 +162,80 @@ impl ValveDrive {
         )
     }
 
-    /// Rates (card V1, V3, V4, V5) and their partials for command `u` (V),
+    /// Rates (V1, V3, V4, V5) and their partials for command `u` (V),
     /// hydraulic state `s`, rod position `x` (m) and velocity `v` (m/s).
-    pub fn eval(&self, u: f64, s: &[f64; 6], x: f64, v: f64) -> DriveEval {
+    pub fn eval(&self, u: f64, s: &DriveState, x: f64, v: f64) -> DriveEval {
         self.evaluate::<true>(u, s, x, v)
     }
 
     /// The rates, flows and `pv` of [`eval`](Self::eval) without the
     /// partial derivatives (left zero): the integrators' right-hand side,
     /// evaluated several times per Jacobian.
-    pub fn rates(&self, u: f64, s: &[f64; 6], x: f64, v: f64) -> DriveEval {
+    pub fn rates(&self, u: f64, s: &DriveState, x: f64, v: f64) -> DriveEval {
         self.evaluate::<false>(u, s, x, v)
     }
 
     /// One set of equations for both: `PARTIALS` selects at compile time
     /// whether the partial derivatives are formed.
-    fn evaluate<const PARTIALS: bool>(&self, u: f64, s: &[f64; 6], x: f64, v: f64) -> DriveEval {
+    fn evaluate<const PARTIALS: bool>(&self, u: f64, s: &DriveState, x: f64, v: f64) -> DriveEval {
         let mut e = DriveEval::default();
         // V1: spool.
-        e.rates[US] = s[DUS];
-        e.rates[DUS] = self.spool.acceleration(u, s[US], s[DUS]);
+        e.rates[S::Us] = s[S::dUs];
+        e.rates[S::dUs] = self.spool.acceleration(u, s[S::Us], s[S::dUs]);
         if PARTIALS {
             let (a_u, a_us, a_dus) = self.spool.acceleration_partials();
-            e.jac[US][DUS] = 1.0;
-            e.jac[DUS][US] = a_us;
-            e.jac[DUS][DUS] = a_dus;
-            e.d_u[DUS] = a_u;
+            e.jac[(S::Us, S::dUs)] = 1.0;
+            e.jac[(S::dUs, S::Us)] = a_us;
+            e.jac[(S::dUs, S::dUs)] = a_dus;
+            e.d_u[S::dUs] = a_u;
         }
 
         // The small-volume pressure in force, with d(pv)/d(state).
         let mut dpv = [0.0; 6];
-        let pv = if self.quasi_static {
-            let (pv, d) = self.quasi_static_pv(s);
-            dpv[US] = d[0];
-            dpv[K] = d[1];
-            dpv[P1] = d[2];
-            dpv[P2] = d[3];
-            pv
-        } else {
-            dpv[PV] = 1.0;
-            s[PV]
+        let pv = match self.small_volume {
+            SmallVolume::QuasiStatic => {
+                let (pv, d) = self.quasi_static_pv(s);
+                dpv[S::Us] = d[0];
+                dpv[S::K] = d[1];
+                dpv[S::p1] = d[2];
+                dpv[S::p2] = d[3];
+                pv
+            }
+            SmallVolume::Dynamic { .. } => {
+                dpv[S::pv] = 1.0;
+                s[S::pv]
+            }
         };
         e.pv = pv;
 
         // V4: valve flows; partials columns (us, pv, p1, p2).
-        let f = self.valve.flows(s[US], pv, s[P1], s[P2], self.pt);
+        let f = self.valve.flows(s[S::Us], pv, s[S::p1], s[S::p2], self.pt);
         let (q1, q2, q3) = (f.q_a, f.q_b, f.q_p);
 
         // V3: compensator throttle and its coefficient dynamics.
-        let (psh, dpsh_1, dpsh_2) = shuttle(s[P1], s[P2]);
-        let (qv, dqv_k, dqv_pv) = self.compensator.flow(s[K], self.ps, pv);
-        let rate = self.compensator.rate(s[K], self.ps, pv, psh);
-        e.rates[K] = rate.dk;
+        let (psh, dpsh_1, dpsh_2) = shuttle(s[S::p1], s[S::p2]);
+        let (qv, dqv_k, dqv_pv) = self.compensator.flow(s[S::K], self.ps, pv);
+        let rate = self.compensator.rate(s[S::K], self.ps, pv, psh);
+        e.rates[S::K] = rate.dk;
 
         // V5: chamber pressures.
         let cyl = &self.cylinder;
         let b = &self.fluid;
         let (va, vb) = (cyl.volume_a(x), cyl.volume_b(x));
-        let (b1, b2) = (b.value(s[P1]), b.value(s[P2]));
+        let (b1, b2) = (b.value(s[S::p1]), b.value(s[S::p2]));
         let n1 = q1 - cyl.a1 * v;
         let n2 = cyl.a2 * v - q2;
-        e.rates[P1] = b1 / va * n1;
-        e.rates[P2] = b2 / vb * n2;
+        e.rates[S::p1] = b1 / va * n1;
+        e.rates[S::p2] = b2 / vb * n2;
 
         // V5 (third) or V7: the small volume.
-        let bv = if self.quasi_static { 0.0 } else { b.value(pv) };
         let n5 = qv - q3;
-        if !self.quasi_static {
-            e.rates[PV] = bv / self.vv * n5;
+        let (bv, vv) = match self.small_volume {
+            SmallVolume::Dynamic { volume } => (b.value(pv), volume),
+            SmallVolume::QuasiStatic => (0.0, 1.0),
+        };
+        if let SmallVolume::Dynamic { .. } = self.small_volume {
+            e.rates[S::pv] = bv / vv * n5;
         }
         e.qv = qv;
         e.q1 = q1;
@@ -220,9 +250,9 @@ impl ValveDrive {
         let total = |row: usize| {
             let p = f.partials[row];
             let mut d = [0.0; 6];
-            d[US] = p[0];
-            d[P1] = p[2];
-            d[P2] = p[3];
+            d[S::Us] = p[0];
+            d[S::p1] = p[2];
+            d[S::p2] = p[3];
             for (k, dk) in d.iter_mut().enumerate() {
                 *dk += p[1] * dpv[k];
             }
@@ -230,31 +260,31 @@ impl ValveDrive {
         };
         let (dq1, dq2, dq3) = (total(0), total(1), total(2));
         for k in 0..6 {
-            e.jac[K][k] = rate.d_pv * dpv[k];
+            e.jac[(S::K, k)] = rate.d_pv * dpv[k];
         }
-        e.jac[K][K] += rate.d_k;
-        e.jac[K][P1] += rate.d_psh * dpsh_1;
-        e.jac[K][P2] += rate.d_psh * dpsh_2;
+        e.jac[(S::K, S::K)] += rate.d_k;
+        e.jac[(S::K, S::p1)] += rate.d_psh * dpsh_1;
+        e.jac[(S::K, S::p2)] += rate.d_psh * dpsh_2;
         let mut dqv = [0.0; 6];
         for k in 0..6 {
             dqv[k] = dqv_pv * dpv[k];
         }
-        dqv[K] += dqv_k;
+        dqv[S::K] += dqv_k;
         for k in 0..6 {
-            e.jac[P1][k] = b1 / va * dq1[k];
-            e.jac[P2][k] = -b2 / vb * dq2[k];
+            e.jac[(S::p1, k)] = b1 / va * dq1[k];
+            e.jac[(S::p2, k)] = -b2 / vb * dq2[k];
         }
-        e.jac[P1][P1] += b.derivative(s[P1]) / va * n1;
-        e.jac[P2][P2] += b.derivative(s[P2]) / vb * n2;
-        e.d_x[P1] = -b1 * n1 / (va * va) * cyl.dvolume_a(x);
-        e.d_x[P2] = -b2 * n2 / (vb * vb) * cyl.dvolume_b(x);
-        e.d_v[P1] = -b1 / va * cyl.a1;
-        e.d_v[P2] = b2 / vb * cyl.a2;
-        if !self.quasi_static {
+        e.jac[(S::p1, S::p1)] += b.derivative(s[S::p1]) / va * n1;
+        e.jac[(S::p2, S::p2)] += b.derivative(s[S::p2]) / vb * n2;
+        e.d_x[S::p1] = -b1 * n1 / (va * va) * cyl.dvolume_a(x);
+        e.d_x[S::p2] = -b2 * n2 / (vb * vb) * cyl.dvolume_b(x);
+        e.d_v[S::p1] = -b1 / va * cyl.a1;
+        e.d_v[S::p2] = b2 / vb * cyl.a2;
+        if let SmallVolume::Dynamic { .. } = self.small_volume {
             for k in 0..6 {
-                e.jac[PV][k] = bv / self.vv * (dqv[k] - dq3[k]);
+                e.jac[(S::pv, k)] = bv / vv * (dqv[k] - dq3[k]);
             }
-            e.jac[PV][PV] += b.derivative(pv) / self.vv * n5;
+            e.jac[(S::pv, S::pv)] += b.derivative(pv) / vv * n5;
         }
         e
     }
@@ -263,28 +293,25 @@ impl ValveDrive {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params;
-    use fmu_core::Values;
+    use crate::params::DriveParams;
+    use fmu_core::Record;
 
     fn drive(quasi_static: bool) -> ValveDrive {
-        let vars = params::hydraulic_variables(1);
-        let mut v = Values::from_raw(
-            vars.iter()
-                .map(|v| v.kind.start_as_f64().unwrap())
-                .collect(),
-        );
-        v.set(
-            1 + params::h::QUASI_STATIC,
-            if quasi_static { 1.0 } else { 0.0 },
-        );
-        params::read_hydraulics(&v, 1).unwrap()
+        let mut p = DriveParams::defaults();
+        p.quasi_static = quasi_static;
+        p.drive().unwrap()
     }
 
-    fn states() -> Vec<([f64; 6], f64, f64, f64)> {
+    fn states() -> Vec<(DriveState, f64, f64, f64)> {
         vec![
-            ([6.0, 10.0, 2e-9, 6e6, 3e6, 7.2e6], 0.5, 0.03, 9.0),
-            ([-5.0, -3.0, 8e-10, 4e6, 8e6, 9.1e6], 0.4, -0.02, -6.0),
-            ([3.1, 0.0, 1e-9, 9e6, 2e6, 1.05e7], 0.9, 0.0, 3.0),
+            ([6.0, 10.0, 2e-9, 6e6, 3e6, 7.2e6].into(), 0.5, 0.03, 9.0),
+            (
+                [-5.0, -3.0, 8e-10, 4e6, 8e6, 9.1e6].into(),
+                0.4,
+                -0.02,
+                -6.0,
+            ),
+            ([3.1, 0.0, 1e-9, 9e6, 2e6, 1.05e7].into(), 0.9, 0.0, 3.0),
         ]
     }
 
@@ -295,11 +322,11 @@ mod tests {
             for (s, x, v, u) in states() {
                 let e = d.eval(u, &s, x, v);
                 for k in 0..6 {
-                    if qs && k == PV {
+                    if qs && k == S::pv {
                         continue;
                     }
                     // K enters linearly: a larger step avoids round-off.
-                    let rel = if k == K { 1e-3 } else { 1e-6 };
+                    let rel = if k == S::K { 1e-3 } else { 1e-6 };
                     let nominal = [1.0, 10.0, 1e-9, 1e5, 1e5, 1e5][k];
                     let h = rel * s[k].abs().max(nominal);
                     let mut up = s;
@@ -309,15 +336,17 @@ mod tests {
                     let (a, b) = (d.eval(u, &up, x, v), d.eval(u, &dn, x, v));
                     for r in 0..6 {
                         let fd = (a.rates[r] - b.rates[r]) / (2.0 * h);
-                        let scale = e.jac[r]
+                        let scale = e
+                            .jac
+                            .row(r)
                             .iter()
                             .map(|j| j.abs() * s[k].abs().max(1e-12))
                             .fold(0.0, f64::max);
                         assert!(
-                            (fd - e.jac[r][k]).abs() * s[k].abs().max(1e-12)
+                            (fd - e.jac[(r, k)]).abs() * s[k].abs().max(1e-12)
                                 <= 1e-5 * scale.max(1e-30),
                             "qs {qs} d rate{r} / d s{k}: {} vs {fd}",
-                            e.jac[r][k]
+                            e.jac[(r, k)]
                         );
                     }
                 }
@@ -352,7 +381,7 @@ mod tests {
                     (full.pv, full.qv, full.q1, full.q2, full.q3),
                     (bare.pv, bare.qv, bare.q1, bare.q2, bare.q3)
                 );
-                assert_eq!(bare.jac, [[0.0; 6]; 6]);
+                assert_eq!(bare.jac, SMatrix::<f64, 6, 6>::zeros());
             }
         }
     }
@@ -368,7 +397,7 @@ mod tests {
                 e.qv,
                 e.q3
             );
-            assert_eq!(e.rates[PV], 0.0);
+            assert_eq!(e.rates[S::pv], 0.0);
         }
     }
 
@@ -377,9 +406,9 @@ mod tests {
         // With the valve open and K at its equilibrium for pv = psh + C5
         // (K small), dK/dt = 0 and the margin is C5 - gain K.
         let d = drive(false);
-        let s = [6.0, 0.0, 0.0, 6e6, 3e6, 7e6];
+        let s = DriveState::from([6.0, 0.0, 0.0, 6e6, 3e6, 7e6]);
         let e = d.eval(0.0, &s, 0.5, 0.0);
         // At K = 0 with pv - psh = C5 the throttle is held (no windup).
-        assert_eq!(e.rates[K], 0.0);
+        assert_eq!(e.rates[S::K], 0.0);
     }
 }

@@ -30,9 +30,9 @@ fmu_core::circuit! {
     }
     outputs Outputs {
         /// The fast lag's output
-        y1: ["1"] = state y1;
+        y1: ["1"] = x[state::y1];
         /// The slow lag's output
-        y2: ["1"] = state y2;
+        y2: ["1"] = x[state::y2];
         /// Rate of the fast lag, k (u - y1)
         dy1: ["1/s"], depends(u);
         /// u + w + y2
@@ -83,7 +83,11 @@ impl Model<NX> for Relaxation {
             1.0
         };
         if p.y1_0.abs() > p.limit {
-            return Err(format!("|y1_0| = {} exceeds limit = {}", p.y1_0.abs(), p.limit));
+            return Err(format!(
+                "|y1_0| = {} exceeds limit = {}",
+                p.y1_0.abs(),
+                p.limit
+            ));
         }
         Ok(Relaxation {
             k: p.k * gain,

@@ -1,7 +1,7 @@
 //! Our Rodas3 against another Rust stiff solver, the BDF of diffsol, on the
-//! same equations: the ValveCylinder model (its `OdeSystem`, analytic
-//! Jacobian) called in process, no FMI in between, on the card's random
-//! scenario (50 s). Measured side by side in one run.
+//! same equations: the ValveCylinder model (its rates and analytic
+//! Jacobian) called in process, no FMI in between, on the random scenario
+//! of the model description (50 s). Measured side by side in one run.
 //!
 //! Two settings:
 //! - *free running*: outputs every 5 ms, the command U changes every 0.5 s
@@ -23,11 +23,12 @@ use clap::Parser;
 use diffsol::{NalgebraLU, NalgebraMat, OdeBuilder, OdeSolverMethod};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::solver::{Carried, Stats, advance};
-use fmu_core::{Model, OdeSystem, SolverSettings};
+use fmu_core::{Model, SolverSettings, WithInputs};
 use std::cell::{Cell, RefCell};
 use std::time::Instant;
 use validation::{StepInput, Trace, relative_rms_percent, repo_root};
-use valve_cylinder::{NX, ValveCylinder};
+use valve_cylinder::{Inputs, NX, ValveCylinder, state};
+use valve_drive::{CarriageStates, DriveStates};
 
 /// Rodas3 vs diffsol's BDF on the ValveCylinder equations, in process.
 #[derive(Parser)]
@@ -45,10 +46,12 @@ struct Args {
 const OUTPUT: f64 = 5e-3;
 /// Communication step of the co-simulation rows, s.
 const COMM: f64 = 1e-3;
-/// Index of the value reference of `U`.
-const VR_U: u32 = valve_cylinder::vr::U;
 /// Compared signals and their state indices.
-const SIGNALS: [(&str, usize); 3] = [("x", 6), ("p1", 3), ("pv", 5)];
+const SIGNALS: [(&str, usize); 3] = [
+    ("x", state::carriage.index(CarriageStates::x)),
+    ("p1", state::drive.index(DriveStates::p1)),
+    ("pv", state::drive.index(DriveStates::pv)),
+];
 
 #[derive(Clone, Copy)]
 enum Solver {
@@ -206,14 +209,19 @@ fn count(total: f64, part: f64) -> usize {
 
 /// Rodas3 as in the FMUs: `advance` over each output interval (or each
 /// communication step), the step size carried throughout.
-fn rodas3(model: &ValveCylinder, input: &StepInput, stop: f64, row: &Row) -> Result<Outcome> {
+fn rodas3(
+    (model, inputs): &(ValveCylinder, Inputs),
+    input: &StepInput,
+    stop: f64,
+    row: &Row,
+) -> Result<Outcome> {
     let settings = SolverSettings {
         rtol: row.rtol,
         atol: row.rtol,
         ..Default::default()
     };
-    let mut m = model.clone();
-    let mut x = m.initial_state();
+    let mut u = inputs.clone();
+    let mut x = model.initial_state(&u);
     let mut carried = Carried::default();
     let mut stats = Stats::default();
     let interval = row.restart.min(OUTPUT);
@@ -222,9 +230,17 @@ fn rodas3(model: &ValveCylinder, input: &StepInput, stop: f64, row: &Row) -> Res
     samples.push(x);
     let started = Instant::now();
     for k in 0..count(stop, interval) {
-        m.set_input(VR_U, input.at(0, k as f64 * interval));
-        advance(&m, &mut x, interval, &settings, &mut carried, &mut stats)
-            .map_err(|e| anyhow!("Rodas3 at t = {} s: {e}", k as f64 * interval))?;
+        u.U = input.at(0, k as f64 * interval);
+        let system = WithInputs { model, inputs: &u };
+        advance(
+            &system,
+            &mut x,
+            interval,
+            &settings,
+            &mut carried,
+            &mut stats,
+        )
+        .map_err(|e| anyhow!("Rodas3 at t = {} s: {e}", k as f64 * interval))?;
         if (k + 1) % per_output == 0 {
             samples.push(x);
         }
@@ -243,14 +259,19 @@ fn rodas3(model: &ValveCylinder, input: &StepInput, stop: f64, row: &Row) -> Res
 /// (as Jacobian-vector products; the Jacobian is evaluated once per state
 /// diffsol asks about). A new problem starts at every restart time from the
 /// state reached, and after a failed step from the last state reached.
-fn diffsol_bdf(model: &ValveCylinder, input: &StepInput, stop: f64, row: &Row) -> Result<Outcome> {
+fn diffsol_bdf(
+    (model, inputs): &(ValveCylinder, Inputs),
+    input: &StepInput,
+    stop: f64,
+    row: &Row,
+) -> Result<Outcome> {
     type M = NalgebraMat<f64>;
     type Ls = NalgebraLU<f64>;
     let nominal = model.nominal();
     let atol: Vec<f64> = nominal.iter().map(|n| row.rtol * n).collect();
     let rhs_evals = Cell::new(0u64);
     let jacobians = Cell::new(0u64);
-    let mut x = model.initial_state();
+    let mut x = model.initial_state(inputs);
     let mut samples = Vec::with_capacity(count(stop, OUTPUT) + 1);
     samples.push(x);
     let (mut steps, mut failures) = (0u64, 0u64);
@@ -275,8 +296,7 @@ fn diffsol_bdf(model: &ValveCylinder, input: &StepInput, stop: f64, row: &Row) -
     let mut t = 0.0;
     let mut next = 0; // index into stops
     while next < stops.len() {
-        let mut m = model.clone();
-        m.set_input(VR_U, input.at(0, t));
+        let u = Inputs { U: input.at(0, t) };
         let x0 = x;
         let cache: RefCell<Option<(SVector<f64, NX>, SMatrix<f64, NX, NX>)>> = RefCell::new(None);
         let problem = OdeBuilder::<M>::new()
@@ -286,7 +306,7 @@ fn diffsol_bdf(model: &ValveCylinder, input: &StepInput, stop: f64, row: &Row) -
             .rhs_implicit(
                 |xs, _p, _t, y| {
                     rhs_evals.set(rhs_evals.get() + 1);
-                    let f = m.rhs(&SVector::from_fn(|i, _| xs[i]));
+                    let f = model.rates(&u, &SVector::from_fn(|i, _| xs[i]));
                     for i in 0..NX {
                         y[i] = f[i];
                     }
@@ -296,7 +316,9 @@ fn diffsol_bdf(model: &ValveCylinder, input: &StepInput, stop: f64, row: &Row) -
                     let mut c = cache.borrow_mut();
                     if c.as_ref().is_none_or(|(at, _)| *at != s) {
                         jacobians.set(jacobians.get() + 1);
-                        *c = Some((s, m.jacobian(&s)));
+                        let mut j = SMatrix::zeros();
+                        model.jacobian(&u, &s, &mut j);
+                        *c = Some((s, j));
                     }
                     let j = &c.as_ref().expect("just set").1;
                     for r in 0..NX {

@@ -1,28 +1,48 @@
 //! Unit tests of the hose models.
 
 use super::*;
+use fmu_core::{Record, ResourceFolder};
 
-fn values<const F: u8>(n: i32) -> Values {
-    let desc = HoseModel::<F>::description();
-    let mut v = Values::from_raw(
-        desc.variables
-            .iter()
-            .map(|v| v.kind.start_as_f64().unwrap_or(0.0))
-            .collect(),
-    );
-    v.set(vr::N, f64::from(n));
-    v
+fn model<const F: u8>(n: i32) -> (HoseModel<F>, <HoseModel<F> as Table>::Inputs)
+where
+    HoseModel<F>: FormTable,
+{
+    fmu_core::checked_description::<HoseModel<F>, NX>().unwrap();
+    let none = ResourceFolder::Unavailable(String::new());
+    let mut values = Vec::new();
+    <HoseModel<F> as Table>::Params::rows(&mut values);
+    let mut starts: Vec<f64> = values.iter().map(|r| r.start).collect();
+    let n_slot = values.iter().position(|r| r.name == "n").unwrap();
+    starts[n_slot] = f64::from(n);
+    let params = <HoseModel<F> as Table>::Params::from_values(&starts);
+    let m = HoseModel::<F>::configure(&params, &Context::new(&none)).unwrap();
+    (m, <HoseModel<F> as Table>::Inputs::defaults())
 }
 
-fn check_form<const F: u8>() {
-    fmu_core::checked_description::<HoseModel<F>, NX>().unwrap();
-    let m1 = HoseModel::<F>::configure(&values::<F>(1)).unwrap();
-    fmu_core::model::check_set_input::<HoseModel<F>, NX>(&m1.initial_state()).unwrap();
+fn jacobian<const F: u8>(
+    m: &HoseModel<F>,
+    u: &<HoseModel<F> as Table>::Inputs,
+    x: &SVector<f64, NX>,
+) -> SMatrix<f64, NX, NX>
+where
+    HoseModel<F>: FormTable,
+{
+    let mut j = SMatrix::zeros();
+    let (f, analytic) = m.rates_and_jacobian(u, x, &mut j);
+    assert!(analytic);
+    assert_eq!(f, m.rates(u, x));
+    j
+}
+
+fn check_form<const F: u8>()
+where
+    HoseModel<F>: FormTable,
+{
     for n in [1, 3, 7] {
-        let m = HoseModel::<F>::configure(&values::<F>(n)).unwrap();
-        let x0 = m.initial_state();
+        let (m, u) = model::<F>(n);
+        let x0 = m.initial_state(&u);
         // The initial state is a steady state.
-        let r = m.rhs(&x0);
+        let r = m.rates(&u, &x0);
         let nominal = m.nominal();
         for i in 0..NX {
             assert!(
@@ -36,14 +56,14 @@ fn check_form<const F: u8>() {
         for i in 0..m.active_states() {
             x[i] += nominal[i] * 0.3 * ((i as f64) * 1.7).sin();
         }
-        let j = m.jacobian(&x);
+        let j = jacobian(&m, &u, &x);
         for c in 0..m.active_states() {
             let h = 1e-6 * nominal[c];
             let mut up = x;
             let mut dn = x;
             up[c] += h;
             dn[c] -= h;
-            let fd = (m.rhs(&up) - m.rhs(&dn)) / (2.0 * h);
+            let fd = (m.rates(&u, &up) - m.rates(&u, &dn)) / (2.0 * h);
             for row in 0..NX {
                 let scale = (0..NX)
                     .map(|k| (j[(row, k)] * nominal[k]).abs())
@@ -61,6 +81,10 @@ fn check_form<const F: u8>() {
             assert_eq!(r[i], 0.0);
             assert!((0..NX).all(|k| j[(i, k)] == 0.0 && j[(k, i)] == 0.0));
         }
+        // The blocks cover the active states: nodes first, then flows.
+        assert_eq!(m.nodes().start, 0);
+        assert_eq!(m.branches().start, m.nodes().len);
+        assert_eq!(m.nodes().len + m.branches().len, m.active_states());
     }
 }
 
@@ -84,18 +108,32 @@ fn form_z() {
     check_form::<3>();
 }
 
+#[test]
+fn outputs_are_the_line_ends_in_each_causality() {
+    let (m, u) = model::<0>(3);
+    let x = m.initial_state(&u);
+    let out = m.all_outputs(&u, &x);
+    // Form H at steady state: the outflow is the inflow, p1 is the first node.
+    assert!((out.Q2 - u.Q1).abs() < 1e-12);
+    assert_eq!(out.p1, x[m.nodes().index(0)]);
+    assert!(out.p1 > u.p2);
+    let (m, u) = model::<2>(2);
+    let x = m.initial_state(&u);
+    let out = m.all_outputs(&u, &x);
+    // Form Y: the steady flow that p1 - p2 drives, the same at both ends.
+    assert!(out.Q1 > 0.0 && (out.Q1 - out.Q2).abs() < 1e-12);
+}
+
 /// The oscillation frequency of the slowest lightly damped mode, Hz, from
 /// the Jacobian at the steady state.
-fn first_mode_hz<const F: u8>(n: i32) -> f64 {
-    let m = HoseModel::<F>::configure(&values::<F>(n)).unwrap();
+fn first_mode_hz<const F: u8>(n: i32) -> f64
+where
+    HoseModel<F>: FormTable,
+{
+    let (m, u) = model::<F>(n);
     let k = m.active_states();
-    let j = m.jacobian(&m.initial_state());
-    let mut a = fmu_core::nalgebra::DMatrix::<f64>::zeros(k, k);
-    for r in 0..k {
-        for c in 0..k {
-            a[(r, c)] = j[(r, c)];
-        }
-    }
+    let j = jacobian(&m, &u, &m.initial_state(&u));
+    let a = fmu_core::nalgebra::DMatrix::<f64>::from_fn(k, k, |r, c| j[(r, c)]);
     let eig = a.complex_eigenvalues();
     eig.iter()
         .filter(|e| e.im > 1.0)
@@ -104,8 +142,8 @@ fn first_mode_hz<const F: u8>(n: i32) -> f64 {
 }
 
 #[test]
-fn first_modes_near_the_card() {
-    // Card: c/(4 L_hose) = 106.0 Hz; H n = 1 resonance 105.7 Hz; H n = 7 97.5 Hz
+fn first_modes_near_the_model_description() {
+    // c/(4 L_hose) = 106.0 Hz; H n = 1 resonance 105.7 Hz; H n = 7 97.5 Hz
     // (its ladder with the kn correction); Y resonates at twice H (212 Hz).
     let h1 = first_mode_hz::<0>(1);
     assert!((h1 / 106.0 - 1.0).abs() < 0.01, "H n=1: {h1} Hz");

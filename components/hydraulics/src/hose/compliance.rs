@@ -1,5 +1,5 @@
-//! Compliance of one hose segment: wall, entrained air and oil (hose-line
-//! card, H4).
+//! Compliance of one hose segment: wall, entrained air and oil (H4 of the
+//! hose).
 
 use super::fluid::HoseFluid;
 use super::wall::HoseWall;
@@ -7,12 +7,12 @@ use std::f64::consts::PI;
 
 /// Initial air volume `V_A0 = vol0 pi d^2 l / 4` of a segment with inner
 /// diameter `d` (m), length `l` (m) and relative air volume `vol0` (1), m3
-/// (card H4).
+/// (H4).
 pub fn initial_air_volume(vol0: f64, d: f64, l: f64) -> f64 {
     vol0 * PI * d * d * l / 4.0
 }
 
-/// The compliance of one segment at a mean pressure and its parts (card H4):
+/// The compliance of one segment at a mean pressure and its parts (H4):
 /// `C = (A dx/dp_m + C_A)(1 + eps) + (V_H - V_A) deps/dp_m` with
 /// `A = pi (d + 2 x) l` the inner wall area of the deformed hose (= dV_H/dx),
 /// `V_H = pi (d + 2 x)^2 l / 4` and x = x_el (hysteresis does not enter C).
@@ -36,7 +36,7 @@ pub struct HoseCompliance {
 
 impl HoseCompliance {
     /// The compliance of the segment with wall `wall` (its d and l) filled
-    /// with `fluid`, at mean pressure `p_m` (Pa) (card H4). The wall slope
+    /// with `fluid`, at mean pressure `p_m` (Pa) (H4). The wall slope
     /// dx/dp_m follows `wall.slope`; dC/dp_m is analytic (total derivative,
     /// x and A through the exact dx_el/dp_m).
     pub fn evaluate(fluid: &HoseFluid, wall: &HoseWall, p_m: f64) -> Self {
@@ -98,20 +98,20 @@ mod tests {
             h: 200.0,
             slope,
         };
-        (HoseFluid::hlp46_card(), wall)
+        (HoseFluid::hlp46(), wall)
     }
 
     fn rel(a: f64, b: f64) -> f64 {
         (a - b).abs() / b.abs()
     }
 
-    /// Card table: one 2 m segment at p_m = 1e7 Pa.
+    /// The model description's table: one 2 m segment at p_m = 1e7 Pa.
     #[test]
-    fn card_numbers_default_hose() {
+    fn reproduced_numbers_default_hose() {
         let (f, w) = hose(3.508e-5, WallSlope::FrozenStiffness);
         let c = HoseCompliance::evaluate(&f, &w, 1e7);
         assert!(rel(c.total, 6.54e-13) < 1e-3, "C = {:e}", c.total);
-        // Card "54 %": wall / C = 54.7 %; without the (1 + eps) factor 54.4 %.
+        // Model description "54 %": wall / C = 54.7 %; without the (1 + eps) factor 54.4 %.
         assert!((0.54..0.55).contains(&c.wall_share()));
         let k = c.effective_bulk_modulus();
         assert!(rel(k, 6.2e8) < 2e-3, "K = {k:e}");
@@ -121,7 +121,7 @@ mod tests {
     }
 
     #[test]
-    fn card_numbers_hose_as_stated() {
+    fn reproduced_numbers_hose_as_stated() {
         let (f, w) = hose(4e-4, WallSlope::FrozenStiffness);
         let c = HoseCompliance::evaluate(&f, &w, 1e7);
         assert!(rel(c.total, 4.77e-12) < 2e-3, "C = {:e}", c.total);
@@ -133,10 +133,10 @@ mod tests {
         assert!((speed / 8.0 - 41.0).abs() < 0.05);
     }
 
-    /// The tangent slope (with dk/dp_m) does not reproduce the card: it is
+    /// The tangent slope (with dk/dp_m) does not reproduce the model description: it is
     /// 7 % stiffer, 110 Hz instead of 106 Hz. Pinned so a change is visible.
     #[test]
-    fn tangent_slope_is_stiffer_than_the_card() {
+    fn tangent_slope_is_stiffer_than_the_paper_slope() {
         let (f, w) = hose(3.508e-5, WallSlope::Tangent);
         let c = HoseCompliance::evaluate(&f, &w, 1e7);
         assert!(rel(c.total, 6.076e-13) < 1e-3, "C = {:e}", c.total);

@@ -1,17 +1,17 @@
 //! Hose fluid: HLP oil with entrained air whose viscosity, compression and
-//! density depend on the segment's mean pressure (hose-line card, H3), and
-//! the volume and compliance of the entrained air (card H4, `C_A`).
+//! density depend on the segment's mean pressure (H3 of the hose), and
+//! the volume and compliance of the entrained air (H4, `C_A`).
 
 /// Compressibility coefficients `(Af, Bf)` of the higher-viscosity HLP oils
 /// at temperature `temperature` (degC): `Af = 14 - 0.05 (T - 20)` (1) and
-/// `Bf = (18.4 - 0.10 (T - 20)) 1e8` (Pa) (card parameter table, seed eqs
+/// `Bf = (18.4 - 0.10 (T - 20)) 1e8` (Pa) (the parameter table, the paper's eqs
 /// 19-20). At 40 degC: Af = 13, Bf = 1.64e9 Pa.
 pub fn hlp_compressibility(temperature: f64) -> (f64, f64) {
     let dt = temperature - 20.0;
     (14.0 - 0.05 * dt, (18.4 - 0.10 * dt) * 1e8)
 }
 
-/// Oil with entrained air as the hose card describes it (card H3). All laws
+/// Oil with entrained air as the hose MODEL.md describes it (H3). All laws
 /// are functions of the segment's mean gauge pressure `p_m` (Pa) and are
 /// valid for `p_m > -p0` (the air law has a pole at `p_m = -p0`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,7 +35,7 @@ pub struct HoseFluid {
 }
 
 /// Fluid properties at one mean pressure and their derivatives with respect
-/// to it (card H3).
+/// to it (H3).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FluidProperties {
     /// Kinematic viscosity nu, m2/s.
@@ -54,7 +54,7 @@ pub struct FluidProperties {
     pub rho_dp: f64,
 }
 
-/// The entrained air of one segment at a mean pressure (card H4, seed eq 22).
+/// The entrained air of one segment at a mean pressure (H4; eq 22 of the paper).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AirVolume {
     /// Air volume `V_A = V_A0 (p0 / (p_m + p0))^(1/ka)`, m3.
@@ -67,7 +67,7 @@ pub struct AirVolume {
 
 impl HoseFluid {
     /// A higher-viscosity HLP oil with Af and Bf from its temperature
-    /// (seed eqs 19-20, [`hlp_compressibility`]). Units as the fields.
+    /// (the paper's eqs 19-20, [`hlp_compressibility`]). Units as the fields.
     pub fn new(temperature: f64, nu0: f64, rho15: f64, vol0: f64, ka: f64, p0: f64) -> Self {
         let (af, bf) = hlp_compressibility(temperature);
         HoseFluid {
@@ -82,9 +82,9 @@ impl HoseFluid {
         }
     }
 
-    /// The card's fluid: HLP46 at 40 degC, nu0 = 46e-6 m2/s, rho15 = 875
+    /// The model description's fluid: HLP46 at 40 degC, nu0 = 46e-6 m2/s, rho15 = 875
     /// kg/m3, vol0 = 0.08, ka = 1.4, p0 = 1e5 Pa (Af = 13, Bf = 1.64e9 Pa).
-    pub fn hlp46_card() -> Self {
+    pub fn hlp46() -> Self {
         HoseFluid::new(40.0, 46e-6, 875.0, 0.08, 1.4, 1e5)
     }
 
@@ -121,47 +121,47 @@ impl HoseFluid {
         Ok(())
     }
 
-    /// Thermal expansion coefficient `alpha = (4 + 0.1 T) 1e-4`, 1/K (card H3).
+    /// Thermal expansion coefficient `alpha = (4 + 0.1 T) 1e-4`, 1/K (H3).
     pub fn thermal_expansion(&self) -> f64 {
         (4.0 + 0.1 * self.temperature) * 1e-4
     }
 
     /// Kinematic viscosity `nu = nu0 (1 + 1.5 vol0)(1 + 3e-8 p_m)` at mean
-    /// pressure `p_m` (Pa), m2/s (card H3).
+    /// pressure `p_m` (Pa), m2/s (H3).
     pub fn kinematic_viscosity(&self, p_m: f64) -> f64 {
         self.nu0 * (1.0 + 1.5 * self.vol0) * (1.0 + 3e-8 * p_m)
     }
 
-    /// d nu / d p_m (constant), m2/s/Pa (card H3).
+    /// d nu / d p_m (constant), m2/s/Pa (H3).
     pub fn kinematic_viscosity_dp(&self) -> f64 {
         self.nu0 * (1.0 + 1.5 * self.vol0) * 3e-8
     }
 
     /// Relative compression of the oil `eps = p_m / (Af p_m + Bf)` (1) at
-    /// mean pressure `p_m` (Pa) (card H3).
+    /// mean pressure `p_m` (Pa) (H3).
     pub fn compression(&self, p_m: f64) -> f64 {
         p_m / (self.af * p_m + self.bf)
     }
 
-    /// d eps / d p_m = Bf / (Af p_m + Bf)^2, 1/Pa (card H3).
+    /// d eps / d p_m = Bf / (Af p_m + Bf)^2, 1/Pa (H3).
     pub fn compression_dp(&self, p_m: f64) -> f64 {
         let den = self.af * p_m + self.bf;
         self.bf / (den * den)
     }
 
-    /// d2 eps / d p_m2 = -2 Af Bf / (Af p_m + Bf)^3, 1/Pa2 (for dC/dp_m, card H4).
+    /// d2 eps / d p_m2 = -2 Af Bf / (Af p_m + Bf)^3, 1/Pa2 (for dC/dp_m, H4).
     pub fn compression_dpp(&self, p_m: f64) -> f64 {
         let den = self.af * p_m + self.bf;
         -2.0 * self.af * self.bf / (den * den * den)
     }
 
     /// Density `rho = rho15 (1 + eps (1 - vol0)) / (1 + alpha (T - 15))` at
-    /// mean pressure `p_m` (Pa), kg/m3 (card H3).
+    /// mean pressure `p_m` (Pa), kg/m3 (H3).
     pub fn density(&self, p_m: f64) -> f64 {
         self.density_at_zero() * (1.0 + self.compression(p_m) * (1.0 - self.vol0))
     }
 
-    /// d rho / d p_m = rho(0) (1 - vol0) d eps/d p_m, kg/m3/Pa (card H3).
+    /// d rho / d p_m = rho(0) (1 - vol0) d eps/d p_m, kg/m3/Pa (H3).
     pub fn density_dp(&self, p_m: f64) -> f64 {
         self.density_at_zero() * (1.0 - self.vol0) * self.compression_dp(p_m)
     }
@@ -172,7 +172,7 @@ impl HoseFluid {
     }
 
     /// All fluid properties at mean pressure `p_m` (Pa) with their
-    /// derivatives (card H3).
+    /// derivatives (H3).
     pub fn properties(&self, p_m: f64) -> FluidProperties {
         FluidProperties {
             nu: self.kinematic_viscosity(p_m),
@@ -187,7 +187,7 @@ impl HoseFluid {
 
     /// The air that occupies `v_a0` (m3) at p_m = 0, compressed polytropically
     /// to mean pressure `p_m` (Pa): its volume, compliance `C_A` and dC_A/dp_m
-    /// (card H4). `v_a0 = 1` gives the values per unit initial air volume.
+    /// (H4). `v_a0 = 1` gives the values per unit initial air volume.
     pub fn air(&self, v_a0: f64, p_m: f64) -> AirVolume {
         let abs = p_m + self.p0;
         let volume = v_a0 * (self.p0 / abs).powf(1.0 / self.ka);
@@ -213,7 +213,7 @@ mod tests {
         let (af, bf) = hlp_compressibility(40.0);
         assert!((af - 13.0).abs() < 1e-12);
         assert!(rel(bf, 1.64e9) < 1e-12);
-        let f = HoseFluid::hlp46_card();
+        let f = HoseFluid::hlp46();
         assert_eq!((f.af, f.bf), (af, bf));
         assert!(f.check().is_ok());
         assert!(rel(f.thermal_expansion(), 8e-4) < 1e-12);
@@ -221,7 +221,7 @@ mod tests {
 
     #[test]
     fn values_at_zero_and_ten_megapascal() {
-        let f = HoseFluid::hlp46_card();
+        let f = HoseFluid::hlp46();
         // nu = 46e-6 * 1.12 * (1 + 3e-8 p_m).
         assert!(rel(f.kinematic_viscosity(0.0), 5.152e-5) < 1e-12);
         assert!(rel(f.kinematic_viscosity(1e7), 5.152e-5 * 1.3) < 1e-12);
@@ -248,7 +248,7 @@ mod tests {
 
     #[test]
     fn derivatives_match_finite_differences() {
-        let f = HoseFluid::hlp46_card();
+        let f = HoseFluid::hlp46();
         for p in [-5e4_f64, 0.0, 1e5, 2e6, 1e7, 3e7] {
             let h = 1e-4 * (p.abs() + f.p0);
             let c = |g: &dyn Fn(f64) -> f64| (g(p + h) - g(p - h)) / (2.0 * h);
@@ -267,12 +267,12 @@ mod tests {
     fn check_rejects_bad_constants() {
         let bad = HoseFluid {
             vol0: 1.0,
-            ..HoseFluid::hlp46_card()
+            ..HoseFluid::hlp46()
         };
         assert!(bad.check().unwrap_err().contains("vol0"));
         let bad = HoseFluid {
             p0: f64::NAN,
-            ..HoseFluid::hlp46_card()
+            ..HoseFluid::hlp46()
         };
         assert!(bad.check().is_err());
     }

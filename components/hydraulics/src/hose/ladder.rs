@@ -1,4 +1,4 @@
-//! Analytic checks of the lumped hose ladder (hose-line card, "Analytic
+//! Analytic checks of the lumped hose ladder (the hose, "Analytic
 //! check for the lumped ladder"): wave speed of the lumped line, the
 //! quarter-wave frequency and the first mode of an undamped n-segment ladder.
 
@@ -49,7 +49,7 @@ mod tests {
     /// flow diameter: (L/l)(C/l) = rho / (pi D^2/4) * (pi D^2/4) / K_eff.
     #[test]
     fn corrected_single_segment_is_the_quarter_wave() {
-        for params in [HoseParameters::card_default(), HoseParameters::as_stated()] {
+        for params in [HoseParameters::reference(), HoseParameters::as_stated()] {
             let seg = HoseSegment::new(&params, 1).unwrap();
             assert!((seg.k_l - 2.0 / PI).abs() < 1e-15);
             let st = seg.state(1e7);
@@ -62,7 +62,7 @@ mod tests {
             let mode = lumped_ladder_first_mode(1, a, params.hose_length);
             assert!(rel(mode / (seg.k_l * seg.k_c).sqrt(), quarter) < 1e-13);
         }
-        let st = HoseSegment::new(&HoseParameters::card_default(), 1)
+        let st = HoseSegment::new(&HoseParameters::reference(), 1)
             .unwrap()
             .state(1e7);
         assert!((quarter_wave_frequency(st.wave_speed(), 2.0) - 106.0).abs() < 0.05);

@@ -1,4 +1,4 @@
-//! Hydraulic hose as n lumped segments (hose-line card, seed 004).
+//! Hydraulic hose as n lumped segments (the hose, Grossschmidt and Harf (2017)).
 //!
 //! One segment of length `l = L_hose / n` has a compliance C (oil, entrained
 //! air and the radially deforming wall), a flow resistance
@@ -6,18 +6,18 @@
 //! mean pressure `p_m` (the mean of its end pressures). The pieces:
 //!
 //! - [`fluid`]: viscosity, compression and density of the oil, air volume
-//!   and air compliance (card H3, and C_A of H4);
+//!   and air compliance (H3, and C_A of H4);
 //! - [`wall`]: wall stiffness, quasi-static wall deformation and the
-//!   saturated viscous hysteresis (card H1, H2);
-//! - [`compliance`]: the segment compliance C and dC/dp_m (card H4);
+//!   saturated viscous hysteresis (H1, H2);
+//! - [`compliance`]: the segment compliance C and dC/dp_m (H4);
 //! - [`resistance`]: RL, RT, L and the n-dependent corrections kL, kC, kr
-//!   (card H5, H6);
-//! - [`segment`]: the card's parameter set and one assembled segment with the
-//!   partials the hose models (card H7) need for their Jacobians;
+//!   (H5, H6);
+//! - [`segment`]: the model description's parameter set and one assembled segment with the
+//!   partials the hose models (H7) need for their Jacobians;
 //! - [`ladder`]: analytic checks of the lumped ladder (wave speed, quarter
 //!   wave, first mode of the undamped n-segment ladder).
 //!
-//! SI units throughout, except the temperature in degC as the card states it.
+//! SI units throughout, except the temperature in degC as the model description states it.
 
 pub mod compliance;
 pub mod fluid;

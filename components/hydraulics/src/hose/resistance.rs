@@ -1,9 +1,9 @@
-//! Flow resistances and inertance of one hose segment (hose-line card, H5)
-//! and the segment-count corrections kL, kC, kr (card H6).
+//! Flow resistances and inertance of one hose segment (H5 of the hose)
+//! and the segment-count corrections kL, kC, kr (H6).
 
 use std::f64::consts::PI;
 
-/// Loss coefficients of the hose flow (card H5).
+/// Loss coefficients of the hose flow (H5).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LossCoefficients {
     /// Laminar coefficient Al (1); 64 is Hagen-Poiseuille.
@@ -15,8 +15,8 @@ pub struct LossCoefficients {
 }
 
 impl LossCoefficients {
-    /// The card's values: Al = 64, zeta = 2, lambda = 0.04.
-    pub fn card_default() -> Self {
+    /// The model description's values: Al = 64, zeta = 2, lambda = 0.04.
+    pub fn reference() -> Self {
         LossCoefficients {
             al: 64.0,
             zeta: 2.0,
@@ -26,7 +26,7 @@ impl LossCoefficients {
 }
 
 /// Laminar and quadratic resistance and inertance of one segment of length
-/// `l` and flow diameter `D = d + 2 x` (card H5), with their derivatives
+/// `l` and flow diameter `D = d + 2 x` (H5), with their derivatives
 /// with respect to D. RL is proportional to nu and rho, RT and L to rho, so
 /// their nu and rho derivatives are value/nu and value/rho.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,7 +48,7 @@ pub struct HoseResistance {
 impl HoseResistance {
     /// RL, RT and L of a segment of length `l` (m) and flow diameter
     /// `diameter` = d + 2x (m) carrying fluid of kinematic viscosity `nu`
-    /// (m2/s) and density `rho` (kg/m3) (card H5).
+    /// (m2/s) and density `rho` (kg/m3) (H5).
     pub fn evaluate(
         coefficients: &LossCoefficients,
         l: f64,
@@ -73,7 +73,7 @@ impl HoseResistance {
     }
 
     /// Pressure drop `kr (RL + RT |Q|) Q` of flow `q` (m3/s) with the
-    /// resistance correction `kr` (1), Pa (card H6, `R(Q) Q`).
+    /// resistance correction `kr` (1), Pa (H6, `R(Q) Q`).
     pub fn pressure_drop(&self, kr: f64, q: f64) -> f64 {
         kr * (self.laminar + self.turbulent * q.abs()) * q
     }
@@ -89,7 +89,7 @@ impl HoseResistance {
     }
 }
 
-/// Segment-count corrections of the lumped hose (card H6).
+/// Segment-count corrections of the lumped hose (H6).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Corrections {
     /// Frequency correction coefficient kn (1).
@@ -101,8 +101,8 @@ pub struct Corrections {
 }
 
 impl Corrections {
-    /// The card's values: kn = 0.011, kr1 = 1.4, kr2 = 0.10.
-    pub fn card_default() -> Self {
+    /// The model description's values: kn = 0.011, kr1 = 1.4, kr2 = 0.10.
+    pub fn reference() -> Self {
         Corrections {
             kn: 0.011,
             kr1: 1.4,
@@ -111,19 +111,19 @@ impl Corrections {
     }
 
     /// Inertance correction `kL = (2/pi)^(1/n) + kn (n - 1)` for `n` >= 1
-    /// segments (1) (card H6); kL(1) = 2/pi.
+    /// segments (1) (H6); kL(1) = 2/pi.
     pub fn inertance_factor(&self, n: usize) -> f64 {
         let n = n as f64;
         (2.0 / PI).powf(1.0 / n) + self.kn * (n - 1.0)
     }
 
-    /// Compliance correction kC, equal to kL (1) (card H6).
+    /// Compliance correction kC, equal to kL (1) (H6).
     pub fn compliance_factor(&self, n: usize) -> f64 {
         self.inertance_factor(n)
     }
 
-    /// Resistance correction `kr = kr1 - kr2 (n - 1)` (1) (card H6). With the
-    /// card's values it is 0 at n = 15 and negative beyond.
+    /// Resistance correction `kr = kr1 - kr2 (n - 1)` (1) (H6). With the
+    /// model description's values it is 0 at n = 15 and negative beyond.
     pub fn resistance_factor(&self, n: usize) -> f64 {
         self.kr1 - self.kr2 * (n as f64 - 1.0)
     }
@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn laminar_is_hagen_poiseuille_and_inertance_is_rho_l_over_area() {
-        let c = LossCoefficients::card_default();
+        let c = LossCoefficients::reference();
         let (l, dia, nu, rho) = (2.0, 0.01607, 6.7e-5, 862.3);
         let r = HoseResistance::evaluate(&c, l, dia, nu, rho);
         let mu = nu * rho;
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn pressure_drop_and_partials() {
-        let c = LossCoefficients::card_default();
+        let c = LossCoefficients::reference();
         let r = HoseResistance::evaluate(&c, 2.0, 0.01607, 6.7e-5, 862.3);
         let kr = 1.4;
         assert_eq!(r.pressure_drop(kr, 0.0), 0.0);
@@ -182,8 +182,8 @@ mod tests {
     }
 
     #[test]
-    fn corrections_of_the_card() {
-        let k = Corrections::card_default();
+    fn corrections_of_the_model_description() {
+        let k = Corrections::reference();
         assert!((k.inertance_factor(1) - 2.0 / PI).abs() < 1e-15);
         assert_eq!(k.compliance_factor(1), k.inertance_factor(1));
         assert!(rel(k.inertance_factor(7), (2.0 / PI).powf(1.0 / 7.0) + 0.066) < 1e-15);

@@ -1,18 +1,18 @@
 //! One lumped hose segment assembled from fluid, wall, compliance and
-//! resistance (hose-line card, H1-H6), with the partials the hose models
-//! (card H7) need for their analytic Jacobians.
+//! resistance (H1 of the hose-H6), with the partials the hose models
+//! (H7) need for their analytic Jacobians.
 //!
-//! Pressure dependence: the card evaluates every segment quantity (C, and
+//! Pressure dependence: the model description evaluates every segment quantity (C, and
 //! through rho, nu and the wall deformation also RL, RT and L) at the
 //! segment's mean pressure `p_m = (p_in + p_out) / 2`, the mean of its end
-//! pressures, and so must the models to reproduce the card's reference. The
+//! pressures, and so must the models to reproduce the model description's reference. The
 //! state therefore gives d/dp_m of C, L and R(Q)Q; a model turns them into
 //! Jacobian entries with dp_m/dp_in = dp_m/dp_out = 1/2. The L and R(Q)Q
 //! pressure terms are small but not negligible for soft walls (relative
 //! dL/dp_m at 1e7 Pa: -2.8e-10 1/Pa with x_ref = 3.508e-5 m, -8.2e-9 1/Pa
 //! with x_ref = 4e-4 m): dropping them from a Newton matrix only slows
 //! convergence, dropping the p_m dependence from the right-hand side changes
-//! the model. The card's equations use `kL L dQ/dt`
+//! the model. The model description's equations use `kL L dQ/dt`
 //! (not d(L Q)/dt), so no dL/dt term appears.
 
 use super::compliance::HoseCompliance;
@@ -20,7 +20,7 @@ use super::fluid::{FluidProperties, HoseFluid};
 use super::resistance::{Corrections, HoseResistance, LossCoefficients};
 use super::wall::{HoseWall, WallSlope};
 
-/// Parameters of a whole hose (card parameter table), SI units except the
+/// Parameters of a whole hose (the parameter table of its MODEL.md), SI units except the
 /// temperature (degC).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HoseParameters {
@@ -62,18 +62,18 @@ pub struct HoseParameters {
     pub ka: f64,
     /// Atmospheric pressure of the air law, Pa.
     pub p0: f64,
-    /// Which wall slope the compliance uses (the card's numbers need
+    /// Which wall slope the compliance uses (the model description's numbers need
     /// [`WallSlope::FrozenStiffness`]).
     pub wall_slope: WallSlope,
 }
 
 impl HoseParameters {
-    /// Every value of the card's table: L_hose 2 m, d 0.016 m, p_ref 1e7 Pa,
-    /// x_ref 3.508e-5 m (the card's replacement), b 2e-5 m, v_lim 1e-4 m/s,
+    /// Every value of the model description's table: L_hose 2 m, d 0.016 m, p_ref 1e7 Pa,
+    /// x_ref 3.508e-5 m (the model description's replacement), b 2e-5 m, v_lim 1e-4 m/s,
     /// h 200 N s/m, kn 0.011, kr1 1.4, kr2 0.10, zeta 2, lambda 0.04, Al 64,
     /// T 40 degC, nu0 46e-6 m2/s, rho15 875 kg/m3, vol0 0.08, ka 1.4,
     /// p0 1e5 Pa; Af, Bf follow from T.
-    pub fn card_default() -> Self {
+    pub fn reference() -> Self {
         HoseParameters {
             hose_length: 2.0,
             d: 0.016,
@@ -98,12 +98,12 @@ impl HoseParameters {
         }
     }
 
-    /// The card's scenario "as stated": the paper's x_ref = 4e-4 m, all else
-    /// as [`HoseParameters::card_default`].
+    /// The model description's scenario "as stated": the paper's x_ref = 4e-4 m, all else
+    /// as [`HoseParameters::reference`].
     pub fn as_stated() -> Self {
         HoseParameters {
             x_ref: 4e-4,
-            ..HoseParameters::card_default()
+            ..HoseParameters::reference()
         }
     }
 
@@ -120,7 +120,7 @@ impl HoseParameters {
         self.wall(1).check()
     }
 
-    /// The fluid (card H3), Af and Bf from the temperature.
+    /// The fluid (H3), Af and Bf from the temperature.
     pub fn fluid(&self) -> HoseFluid {
         HoseFluid::new(
             self.temperature,
@@ -132,7 +132,7 @@ impl HoseParameters {
         )
     }
 
-    /// The wall of one of `n` segments (length L_hose / n) (card H1, H2).
+    /// The wall of one of `n` segments (length L_hose / n) (H1, H2).
     pub fn wall(&self, n: usize) -> HoseWall {
         HoseWall {
             d: self.d,
@@ -146,7 +146,7 @@ impl HoseParameters {
         }
     }
 
-    /// The loss coefficients Al, zeta, lambda (card H5).
+    /// The loss coefficients Al, zeta, lambda (H5).
     pub fn losses(&self) -> LossCoefficients {
         LossCoefficients {
             al: self.al,
@@ -155,7 +155,7 @@ impl HoseParameters {
         }
     }
 
-    /// The correction coefficients kn, kr1, kr2 (card H6).
+    /// The correction coefficients kn, kr1, kr2 (H6).
     pub fn corrections(&self) -> Corrections {
         Corrections {
             kn: self.kn,
@@ -165,22 +165,22 @@ impl HoseParameters {
     }
 }
 
-/// One of `n` equal segments of a hose, with its corrections (card H1-H6).
+/// One of `n` equal segments of a hose, with its corrections (H1-H6).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HoseSegment {
     /// Number of segments of the hose n (1).
     pub n: usize,
-    /// Fluid (card H3).
+    /// Fluid (H3).
     pub fluid: HoseFluid,
-    /// Wall of this segment, length l = L_hose / n (card H1, H2).
+    /// Wall of this segment, length l = L_hose / n (H1, H2).
     pub wall: HoseWall,
-    /// Loss coefficients (card H5).
+    /// Loss coefficients (H5).
     pub losses: LossCoefficients,
-    /// Inertance correction kL(n) (1) (card H6).
+    /// Inertance correction kL(n) (1) (H6).
     pub k_l: f64,
-    /// Compliance correction kC(n) = kL(n) (1) (card H6).
+    /// Compliance correction kC(n) = kL(n) (1) (H6).
     pub k_c: f64,
-    /// Resistance correction kr(n) (1) (card H6).
+    /// Resistance correction kr(n) (1) (H6).
     pub k_r: f64,
 }
 
@@ -190,9 +190,9 @@ pub struct HoseSegment {
 pub struct SegmentState {
     /// Mean pressure p_m, Pa.
     pub p_m: f64,
-    /// Fluid properties at p_m (card H3).
+    /// Fluid properties at p_m (H3).
     pub fluid: FluidProperties,
-    /// Compliance and its parts (card H4; uses x_el, never the hysteresis).
+    /// Compliance and its parts (H4; uses x_el, never the hysteresis).
     pub compliance_parts: HoseCompliance,
     /// Wall deformation x used for the flow geometry, m (x_el, or x_el minus
     /// the hysteresis offset).
@@ -201,7 +201,7 @@ pub struct SegmentState {
     pub x_dp: f64,
     /// dx/d(dp_m/dt) of the flow geometry, m s/Pa (0 without hysteresis).
     pub x_drate: f64,
-    /// RL, RT, L at D = d + 2x, uncorrected (card H5).
+    /// RL, RT, L at D = d + 2x, uncorrected (H5).
     pub flow: HoseResistance,
     /// Compliance correction kC (1).
     pub k_c: f64,
@@ -214,7 +214,7 @@ pub struct SegmentState {
 impl HoseSegment {
     /// Segment `1/n` of the hose `params` (length L_hose / n). Fails for
     /// invalid parameters, n = 0, or an n where kr = kr1 - kr2 (n - 1) <= 0
-    /// (n >= 15 with the card's values): a negative resistance.
+    /// (n >= 15 with the model description's values): a negative resistance.
     pub fn new(params: &HoseParameters, n: usize) -> Result<Self, String> {
         params.check()?;
         if n == 0 {
@@ -250,8 +250,8 @@ impl HoseSegment {
     }
 
     /// The segment at mean pressure `p_m` (Pa) changing at `p_m_rate` (Pa/s),
-    /// with the hysteresis offset in the flow geometry (RL, RT, L; card H2).
-    /// The card puts its effect on the resonance below 0.2 Hz.
+    /// with the hysteresis offset in the flow geometry (RL, RT, L; H2).
+    /// The model description puts its effect on the resonance below 0.2 Hz.
     pub fn state_with_hysteresis(&self, p_m: f64, p_m_rate: f64) -> SegmentState {
         let hx = self.wall.deformation_with_hysteresis(p_m, p_m_rate);
         self.assemble(p_m, hx.x, hx.x_dp, hx.x_drate)
@@ -287,7 +287,7 @@ impl SegmentState {
         d + 2.0 * self.x
     }
 
-    /// Compliance C (uncorrected), m3/Pa (card H4).
+    /// Compliance C (uncorrected), m3/Pa (H4).
     pub fn compliance(&self) -> f64 {
         self.compliance_parts.total
     }
@@ -297,17 +297,17 @@ impl SegmentState {
         self.compliance_parts.total_dp
     }
 
-    /// Corrected compliance kC C, m3/Pa (the factor of dp/dt in card H7).
+    /// Corrected compliance kC C, m3/Pa (the factor of dp/dt in H7).
     pub fn corrected_compliance(&self) -> f64 {
         self.k_c * self.compliance_parts.total
     }
 
-    /// Inertance L (uncorrected), Pa s2/m3 (card H5).
+    /// Inertance L (uncorrected), Pa s2/m3 (H5).
     pub fn inertance(&self) -> f64 {
         self.flow.inertance
     }
 
-    /// Corrected inertance kL L, Pa s2/m3 (the factor of dQ/dt in card H7).
+    /// Corrected inertance kL L, Pa s2/m3 (the factor of dQ/dt in H7).
     pub fn corrected_inertance(&self) -> f64 {
         self.k_l * self.flow.inertance
     }
@@ -324,7 +324,7 @@ impl SegmentState {
     }
 
     /// Pressure drop `R(Q) Q = kr (RL + RT |Q|) Q` of flow `q` (m3/s), Pa
-    /// (card H6; kr included).
+    /// (H6; kr included).
     pub fn loss(&self, q: f64) -> f64 {
         self.flow.pressure_drop(self.k_r, q)
     }
@@ -370,8 +370,8 @@ mod tests {
     }
 
     #[test]
-    fn card_parameters() {
-        let p = HoseParameters::card_default();
+    fn reference_parameters() {
+        let p = HoseParameters::reference();
         assert!(p.check().is_ok());
         assert_eq!(p.x_ref, 3.508e-5);
         let s = HoseParameters::as_stated();
@@ -392,7 +392,7 @@ mod tests {
 
     #[test]
     fn segment_count_limits() {
-        let p = HoseParameters::card_default();
+        let p = HoseParameters::reference();
         assert!(HoseSegment::new(&p, 0).is_err());
         assert!(HoseSegment::new(&p, 14).is_ok());
         assert!(HoseSegment::new(&p, 15).unwrap_err().contains("kr"));
@@ -405,7 +405,7 @@ mod tests {
     /// Operating point Q = 5e-4 m3/s, p_m = 1e7 Pa, n = 1 (l = 2 m).
     #[test]
     fn operating_point_values() {
-        let seg = HoseSegment::new(&HoseParameters::card_default(), 1).unwrap();
+        let seg = HoseSegment::new(&HoseParameters::reference(), 1).unwrap();
         let st = seg.state(1e7);
         let d = st.diameter(0.016);
         assert!(rel(d, 0.016 + 2.0 * 3.508e-5) < 1e-12);
@@ -424,7 +424,7 @@ mod tests {
 
     #[test]
     fn segments_scale_with_length() {
-        let p = HoseParameters::card_default();
+        let p = HoseParameters::reference();
         let one = HoseSegment::new(&p, 1).unwrap().state(1e7);
         let seven = HoseSegment::new(&p, 7).unwrap().state(1e7);
         assert!(rel(7.0 * seven.compliance(), one.compliance()) < 1e-12);
@@ -436,7 +436,7 @@ mod tests {
 
     #[test]
     fn pressure_partials_match_finite_differences() {
-        for params in [HoseParameters::card_default(), HoseParameters::as_stated()] {
+        for params in [HoseParameters::reference(), HoseParameters::as_stated()] {
             let seg = HoseSegment::new(&params, 3).unwrap();
             for p in [0.0, 2e6, 1e7] {
                 let h = 1e-4 * (p + 1e5);
@@ -456,7 +456,7 @@ mod tests {
 
     #[test]
     fn hysteresis_changes_only_the_flow_geometry() {
-        let seg = HoseSegment::new(&HoseParameters::card_default(), 1).unwrap();
+        let seg = HoseSegment::new(&HoseParameters::reference(), 1).unwrap();
         let (p, rate, q) = (1e7, 2e7, 5e-4);
         let still = seg.state_with_hysteresis(p, 0.0);
         assert_eq!(
@@ -479,7 +479,7 @@ mod tests {
         assert!(rel(fd_lp, st.inertance_dp()) < 1e-6);
         // Bound: a permanently saturated offset b = 2e-5 m raises L by
         // 4 b / D = 0.5 % and lowers the corrected n = 1 resonance by 0.26 Hz
-        // (the card's simulated effect, offset not saturated, is < 0.2 Hz).
+        // (the model description's simulated effect, offset not saturated, is < 0.2 Hz).
         let sat = seg.state_with_hysteresis(p, 1e12);
         let f = |s: &SegmentState| {
             1.0 / (2.0 * PI * (s.corrected_inertance() * s.corrected_compliance()).sqrt())

@@ -1,15 +1,15 @@
 //! The radially deforming hose wall of one segment: pressure-dependent
-//! stiffness (hose-line card, H1), quasi-static deformation and the saturated
-//! viscous hysteresis (card H2).
+//! stiffness (H1 of the hose), quasi-static deformation and the saturated
+//! viscous hysteresis (H2).
 
 use std::f64::consts::{LN_10, PI};
 
-/// Which slope dx/dp_m the compliance (card H4) uses for the wall.
+/// Which slope dx/dp_m the compliance (H4) uses for the wall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WallSlope {
     /// The paper's eq 30 with h/dt -> 0: `A0 k / (k - 2 pi l p_m)^2`, i.e.
     /// the derivative of x_el with the stiffness k held at its current value.
-    /// This is what the card's reference numbers use (6.54e-13 m3/Pa, 106.0 Hz
+    /// This is what the model description's reference numbers use (6.54e-13 m3/Pa, 106.0 Hz
     /// for the default hose); it is the default.
     FrozenStiffness,
     /// The total derivative of x_el(p_m) including dk/dp_m:
@@ -18,7 +18,7 @@ pub enum WallSlope {
     Tangent,
 }
 
-/// The wall of one hose segment (card H1, H2).
+/// The wall of one hose segment (H1, H2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HoseWall {
     /// Inner diameter of the undeformed hose d, m.
@@ -34,13 +34,13 @@ pub struct HoseWall {
     /// Saturation velocity of the hysteresis v_lim, m/s.
     pub v_lim: f64,
     /// Wall damping h, N s/m (only its time constant h/k is reported: the
-    /// card treats the wall as quasi-static).
+    /// model description treats the wall as quasi-static).
     pub h: f64,
     /// The slope the compliance uses.
     pub slope: WallSlope,
 }
 
-/// Wall stiffness and its pressure derivatives (card H1).
+/// Wall stiffness and its pressure derivatives (H1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WallStiffness {
     /// Radial stiffness k, N/m.
@@ -51,7 +51,7 @@ pub struct WallStiffness {
     pub k_dpp: f64,
 }
 
-/// Quasi-static wall deformation at one mean pressure (card H2, no hysteresis).
+/// Quasi-static wall deformation at one mean pressure (H2, no hysteresis).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WallDeformation {
     /// Mean radial deformation `x_el = p_m pi d l / (k - 2 pi l p_m)`, m.
@@ -67,7 +67,7 @@ pub struct WallDeformation {
     pub slope_dp: f64,
 }
 
-/// The hysteresis offset `b sat(v_w / v_lim)` (card H2).
+/// The hysteresis offset `b sat(v_w / v_lim)` (H2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hysteresis {
     /// Offset subtracted from x_el, m.
@@ -76,7 +76,7 @@ pub struct Hysteresis {
     pub offset_dv: f64,
 }
 
-/// Wall deformation with hysteresis and its partials (card H2).
+/// Wall deformation with hysteresis and its partials (H2).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HystereticDeformation {
     /// `x = x_el - b sat(v_w / v_lim)`, m.
@@ -110,18 +110,18 @@ impl HoseWall {
         PI * self.d * self.l
     }
 
-    /// Reference area `A_ref = pi (d + 2 x_ref) l`, m2 (card H1).
+    /// Reference area `A_ref = pi (d + 2 x_ref) l`, m2 (H1).
     pub fn reference_area(&self) -> f64 {
         PI * (self.d + 2.0 * self.x_ref) * self.l
     }
 
-    /// Reference stiffness `k_ref = p_ref A_ref / x_ref`, N/m (card H1).
+    /// Reference stiffness `k_ref = p_ref A_ref / x_ref`, N/m (H1).
     pub fn reference_stiffness(&self) -> f64 {
         self.p_ref * self.reference_area() / self.x_ref
     }
 
     /// Stiffness `k = k_ref / 3 (1 + log10(90 p_m / p_ref + 10))` at mean
-    /// pressure `p_m` (Pa), with its derivatives (card H1). Valid for
+    /// pressure `p_m` (Pa), with its derivatives (H1). Valid for
     /// `p_m > -p_ref / 9`; k(0) = 2/3 k_ref, k(p_ref) = k_ref.
     pub fn stiffness(&self, p_m: f64) -> WallStiffness {
         let k3 = self.reference_stiffness() / 3.0;
@@ -136,8 +136,8 @@ impl HoseWall {
 
     /// Quasi-static deformation `x_el = p_m pi d l / (k - 2 pi l p_m)` at mean
     /// pressure `p_m` (Pa) with its derivatives and the compliance slope
-    /// (card H2, the paper's eq 12 with h/dt -> 0). Valid while
-    /// `k > 2 pi l p_m` (above 1e8 Pa for the card's hoses).
+    /// (H2, the paper's eq 12 with h/dt -> 0). Valid while
+    /// `k > 2 pi l p_m` (above 1e8 Pa for the model description's hoses).
     pub fn deformation(&self, p_m: f64) -> WallDeformation {
         let s = self.stiffness(p_m);
         let a0 = self.inner_area();
@@ -167,13 +167,13 @@ impl HoseWall {
     }
 
     /// Radial wall velocity `v_w = (dx_el/dp_m) dp_m/dt`, m/s, at mean
-    /// pressure `p_m` (Pa) changing at `p_m_rate` (Pa/s) (card H2).
+    /// pressure `p_m` (Pa) changing at `p_m_rate` (Pa/s) (H2).
     pub fn wall_velocity(&self, p_m: f64, p_m_rate: f64) -> f64 {
         self.deformation(p_m).x_dp * p_m_rate
     }
 
     /// Hysteresis offset `b sat(v_w / v_lim)` for wall velocity `v_w` (m/s):
-    /// a saturated viscous term, linear for |v_w| < v_lim (card H2; not
+    /// a saturated viscous term, linear for |v_w| < v_lim (H2; not
     /// Coulomb friction).
     pub fn hysteresis(&self, v_w: f64) -> Hysteresis {
         let u = v_w / self.v_lim;
@@ -192,7 +192,7 @@ impl HoseWall {
 
     /// Deformation with hysteresis `x = x_el - b sat(v_w / v_lim)`,
     /// `v_w = (dx_el/dp_m) dp_m/dt`, at mean pressure `p_m` (Pa) changing at
-    /// `p_m_rate` (Pa/s), with its partials (card H2). The card uses it only
+    /// `p_m_rate` (Pa/s), with its partials (H2). The model description uses it only
     /// for the flow geometry (RL, RT, L), not for the compliance.
     pub fn deformation_with_hysteresis(&self, p_m: f64, p_m_rate: f64) -> HystereticDeformation {
         let el = self.deformation(p_m);
@@ -205,7 +205,7 @@ impl HoseWall {
     }
 
     /// Time constant of the wall dynamics h / k at mean pressure `p_m`, s
-    /// (card: ~1e-7 s, so the wall is treated as quasi-static).
+    /// (model description: ~1e-7 s, so the wall is treated as quasi-static).
     pub fn damping_time_constant(&self, p_m: f64) -> f64 {
         self.h / self.stiffness(p_m).k
     }
