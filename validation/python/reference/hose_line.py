@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Independent reference solution of the hose model card (HoseH, HoseG, HoseY, HoseZ).
+"""Independent reference solution of the hose model (HoseH, HoseG, HoseY, HoseZ).
 
-The card ``shared/models/hose-line.md`` (equations H1-H7) is written out here
+The model description ``components/hose-line/MODEL.md`` (equations H1-H7;
+"the card" below, and its numbers "the card's numbers") is written out here
 as plain functions (SI units throughout) for the four causal forms and any
 segment count n. The chained equations for n > 1, the mean pressure of each
 segment and how the correction coefficients enter are written down in
@@ -43,7 +44,7 @@ from scipy.linalg import expm
 from scipy.optimize import minimize_scalar
 
 # --------------------------------------------------------------------------
-# Parameters (card table, seed 004 section 8), SI units
+# Parameters (the model description's table; Grossschmidt and Harf 2017, section 8), SI units
 # --------------------------------------------------------------------------
 
 CARD_PARAMETERS = {
@@ -108,7 +109,7 @@ def cabs(q):
 
 
 def fluid_constants(par: dict) -> tuple[float, float, float]:
-    """(H3) Af (1), Bf (Pa) for higher-viscosity HLP (seed eqs 19-20), alpha (1/K)."""
+    """(H3) Af (1), Bf (Pa) for higher-viscosity HLP (the paper's eqs 19-20), alpha (1/K)."""
     t = par["T"]
     af = 14.0 - 0.05 * (t - 20.0)
     bf = (18.4 - 0.10 * (t - 20.0)) * 1e8
@@ -830,7 +831,7 @@ CARD_NUMBERS = {
     },
 }
 
-# The paper's own figures (seed 004 sections 8-9), for information only.
+# The paper's own figures (Grossschmidt and Harf 2017, sections 8-9), for information only.
 PAPER_NUMBERS = {
     "H_n1_p1_resonance_hz": 106.0,
     "H_n1_Q2_resonance_hz": 106.7,
@@ -1206,7 +1207,7 @@ def scenario_json(res: ScenarioResult) -> str:
         "model": model_name,
         "scenario": res.name.split("/")[1],
         "description": res.spec["description"],
-        "model_card": "shared/models/hose-line.md",
+        "model_description": "components/hose-line/MODEL.md",
         "generated_by": "validation/python/reference/hose_line.py",
         "parameters": scenario_parameters(res.spec),
         "inputs": f"{model_name}_in.csv",
@@ -1423,7 +1424,7 @@ def check_achievable(name, model, pieces, y0, t_out, radau, signals, checks, log
 def frequency_documents(numbers: dict) -> dict[str, dict]:
     """HoseH/frequency_response.json and HoseY/frequency_response.json."""
     common = {
-        "model_card": "shared/models/hose-line.md",
+        "model_description": "components/hose-line/MODEL.md",
         "generated_by": "validation/python/reference/hose_line.py",
         "input": "p2 = 1e7 + A sin(2 pi f t) Pa (for HoseY p1 constant at its operating value)",
         "amplitude_Pa": 3e5,
@@ -1568,7 +1569,7 @@ def card_frequency_checks(checks: Checks, numbers: dict) -> None:
                         "HoseH n = 1 ratio of p1 at resonance with A = 1e4 Pa")
     d = numbers.get("default")
     if d:
-        checks.info("paper (seed 004 section 9) for comparison",
+        checks.info("paper (Grossschmidt and Harf 2017, section 9) for comparison",
                     f"HoseH n = 1: p1 {PAPER_NUMBERS['H_n1_p1_resonance_hz']} Hz {PAPER_NUMBERS['H_n1_p1_ratio_db']} dB, "
                     f"Q2 {PAPER_NUMBERS['H_n1_Q2_resonance_hz']} Hz {PAPER_NUMBERS['H_n1_Q2_ratio_db']} dB (ours "
                     f"{d['H_n1']['nonlinear']['Q2']['ratio_db']:.2f} dB); HoseY: Q1 {PAPER_NUMBERS['Y_n1_Q1_resonance_hz']} Hz, "
@@ -1613,7 +1614,7 @@ def main(argv=None) -> int:
         k_lc, k_r = corrections(n, CARD_PARAMETERS)
         checks.info(f"corrections n = {n}", f"kL = kC = {k_lc:.6f}, kr = {k_r:.3f}")
     checks.info("corrections n >= 15", f"kr = kr1 - kr2 (n - 1) = {corrections(15, CARD_PARAMETERS)[1]:.2f} at n = 15, "
-                f"{corrections(20, CARD_PARAMETERS)[1]:.2f} at n = 20: no (or negative) damping inside the card's n range")
+                f"{corrections(20, CARD_PARAMETERS)[1]:.2f} at n = 20: no (or negative) damping, so n is limited to 14")
     check_constants(checks)
     check_ladder(checks)
 
