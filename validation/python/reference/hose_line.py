@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import reference_common
-from reference_common import agrees_to_card, csv_text, fmt, parse_csv
+from reference_common import add_check_arguments, agrees_to_card, check_limit, csv_text, fmt, parse_csv
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 from scipy.optimize import minimize_scalar
@@ -92,7 +92,6 @@ ATOL_Q = 1e-14  # m3/s (flows ~5e-4 m3/s)
 DEVIATION_REL_RMS_PERCENT = 0.1
 MAX_ABS_FRACTION_OF_RANGE = 0.005  # max_abs = 0.5 % of the reference's range
 CROSSCHECK_FRACTION = 0.1  # the two solvers must agree within a tenth of each bound
-CHECK_LIMIT = 1e-9  # --check: largest change of a committed trace (of its deviation scale)
 
 # Relative accuracy asked of the frequency numbers (shooting, peak search).
 SHOOT_RTOL = 1e-9  # CVODE tolerance of the shooting integrations
@@ -1510,14 +1509,21 @@ def json_close(a, b, rel=1e-6, path="") -> list[str]:
     return [] if a == b else [f"{path}: {a!r} vs committed {b!r}"]
 
 
-def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict | None = None) -> None:
-    """--check: compare a recomputed file with the committed one."""
+def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict | None = None,
+                 exact: bool = False) -> None:
+    """--check: compare a recomputed file with the committed one. A CSV
+    column may move by reference_common.check_limit() of its mean deviation
+    from the operating point (the scale of the bounds), a JSON number by
+    1e-6 relative (CHECK_IGNORED_KEYS not at all); ``exact``: byte for byte."""
     if not path.exists():
         checks.add(label, False, "CHANGED: missing on disk")
         return
     old = path.read_text()
     if old == text:
         checks.add(label, True, "unchanged (identical)")
+        return
+    if exact:
+        checks.add(label, False, "CHANGED (text differs, --exact)")
         return
     if path.suffix == ".json":
         diffs = json_close(json.loads(text), json.loads(old))
@@ -1536,9 +1542,10 @@ def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict
             change = float(np.max(np.abs(v_new[:, j] - v_old[:, j]))) / scale
             if change > worst:
                 worst, where = change, col
-        ok = worst <= CHECK_LIMIT
+        limit = check_limit(path.name)
+        ok = worst <= limit
         checks.add(label, ok, ("unchanged within tolerance" if ok else "CHANGED")
-                   + f" (largest change in {where}: {worst:.2e} of its mean |deviation|, limit {CHECK_LIMIT:g})")
+                   + f" (largest change in {where}: {worst:.2e} of its mean |deviation|, limit {limit:g})")
         return
     checks.add(label, False, "CHANGED (text differs)")
 
@@ -1583,8 +1590,7 @@ def main(argv=None) -> int:
                     "(HoseH/G/Y/Z), FMI Cross-Check layout; also checks the card's numbers.")
     parser.add_argument("--scenario", choices=[*SCENARIOS, "all", "none"], default="all",
                         help="scenario to compute (default: all; none: only the card's numbers)")
-    parser.add_argument("--check", action="store_true",
-                        help="recompute and compare with the files on disk instead of writing them")
+    add_check_arguments(parser)
     parser.add_argument("--out-dir", type=Path, default=default_out,
                         help=f"root of the scenario folders (default: {default_out})")
     parser.add_argument("--no-frequency", action="store_true",
@@ -1639,7 +1645,7 @@ def main(argv=None) -> int:
         scales = {s: res.signals[s]["mean_abs_deviation"] for s in res.model.outputs}
         if args.check:
             for fname, text in files.items():
-                compare_file(checks, f"{name}: {fname}", folder / fname, text, scales)
+                compare_file(checks, f"{name}: {fname}", folder / fname, text, scales, args.exact)
         elif checks.trace_failures > before:
             print(f"  NOT writing {folder}: a solver or reference check failed", flush=True)
         else:
@@ -1662,7 +1668,7 @@ def main(argv=None) -> int:
             path = args.out_dir / model_name / "frequency_response.json"
             text = json.dumps(doc, indent=2) + "\n"
             if args.check:
-                compare_file(checks, f"{model_name}/frequency_response.json", path, text)
+                compare_file(checks, f"{model_name}/frequency_response.json", path, text, exact=args.exact)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text)

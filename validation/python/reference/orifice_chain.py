@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from reference_common import Checks, agrees_to_card, csv_text, write_or_compare
+from reference_common import Checks, add_check_arguments, agrees_to_card, csv_text, write_or_compare
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
@@ -78,10 +78,6 @@ REFINEMENT_LIMIT = 1e-8  # max |Radau(1e-10) - Radau(1e-12)| / mean |p|
 DENSE_OUTPUT_LIMIT = 1e-8  # max |t_eval value - step end value| / |p|
 CVODE_LIMIT = 1e-7  # RMS(Radau - CVODE) / mean |signal|
 STEADY_STATE_LIMIT = 1e-6  # relative error of the analytic steady state at t = 5 s
-# --check: largest accepted change against the committed trace, relative to
-# the signal's mean magnitude (far below the solver accuracy; allows for
-# last-bit differences of another BLAS/CPU).
-CHECK_LIMIT = 1e-9
 
 SIGNALS = ("p1", "p2", "Q1", "Q2", "Q3")
 
@@ -705,7 +701,7 @@ def run_scenario(name: str, args, checks: Checks, out_root: Path) -> None:
                 )
 
     write_or_compare(checks, args.check, name, out_root / MODEL / name, scenario_files(name, radau, par, ps, pt),
-                     checks.trace_failures == trace_failures_before, CHECK_LIMIT)
+                     checks.trace_failures == trace_failures_before, exact=args.exact)
 
 
 def main(argv=None) -> int:
@@ -717,10 +713,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--scenario", choices=[*SCENARIOS, "all"], default="all", help="scenario to compute (default: all)"
     )
-    parser.add_argument(
-        "--check", action="store_true",
-        help="recompute and compare with the files on disk instead of writing them; non-zero exit if any changed",
-    )
+    add_check_arguments(parser)
     parser.add_argument(
         "--out-dir", type=Path, default=default_out,
         help=f"root of the scenario folders (default: {default_out})",

@@ -65,7 +65,7 @@ from pathlib import Path
 
 import numpy as np
 import reference_common
-from reference_common import agrees_to_card, csv_text, write_or_compare
+from reference_common import add_check_arguments, agrees_to_card, csv_text, write_or_compare
 from scipy.integrate import solve_ivp
 
 MODEL = "ValveCylinder"
@@ -148,10 +148,7 @@ OPT_STEP = 1e-3  # s, StepSize in the .opt file
 # the tightest bound that uses the signal.
 SIGNAL_BOUNDS = {"x": 0.1, "v": 2.0, "p1": 1.0, "p2": 1.0, "pv": 1.0}
 AGREEMENT_FRACTION = 0.1
-# --check: largest accepted change against the committed trace, relative to
-# the signal's mean magnitude (far below the solver accuracy; allows for
-# last-bit differences of another BLAS/CPU).
-CHECK_LIMIT = 1e-9
+# --check compares with the committed files at reference_common.CHECK_LIMIT.
 DEBUG_SLOW = False  # print pieces that need more than 20000 RHS evaluations
 RECORD = None  # a list to collect (t, t_end, y, locks, kmode, anchor, U) per piece (debugging)
 
@@ -1504,7 +1501,7 @@ def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
                         f"{'finite' if finite else 'DIVERGED'}, x rel RMS error {e_x:.3g} %, {rng}, {wall:.1f} s")
 
     write_or_compare(checks, args.check, name, out_root / MODEL / name, scenario_files(name, par, res["t"], ref),
-                     trace_ok, CHECK_LIMIT)
+                     trace_ok, exact=args.exact)
 
 
 # --------------------------------------------------------------------------
@@ -1631,7 +1628,7 @@ def report_actuator(res: dict, args, checks: Checks, out_root: Path) -> None:
         trace_ok &= checks.add(f"{label}: {k} close to the ValveCylinder trace of '{spec['from']}'", rms < 5.0,
                                f"rel RMS {rms:.3g} % (limit 5 %: the motion is held for {spec['hold'] * 1e3:g} ms)")
     write_or_compare(checks, args.check, name, out_root / ACTUATOR_MODEL / name, actuator_files(name, res, ref),
-                     trace_ok, CHECK_LIMIT)
+                     trace_ok, exact=args.exact)
 
 
 def _worker(job):
@@ -1652,8 +1649,7 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all",
                         help="ValveCylinder scenario to compute, with the ValveActuator scenarios that take their motion from it (default: all)")
-    parser.add_argument("--check", action="store_true",
-                        help="recompute and compare with the files on disk instead of writing them")
+    add_check_arguments(parser)
     parser.add_argument("--out-dir", type=Path, default=default_out,
                         help=f"root of the scenario folders (default: {default_out})")
     parser.add_argument("--jobs", type=int, default=2, help="scenarios computed in parallel (default: 2)")
