@@ -21,14 +21,15 @@ H = 1e-3  # communication step [s]
 OUTPUTS = ["p1", "p2", "Q1", "Q2", "Q3"]
 IDS = [f"{MODEL}/fmi{v}" for v in FMI_VERSIONS]
 
-# Model card, transient from p1 = p2 = 0 with ps = 10 MPa, t = 0.1 s
-# (rounded to the card's last digit): p1 = 3.385 MPa, p2 = 1.682 MPa.
+# Model description (components/orifice-chain/MODEL.md), transient from
+# p1 = p2 = 0 with ps = 10 MPa, t = 0.1 s (rounded to its last digit):
+# p1 = 3.385 MPa, p2 = 1.682 MPa.
 CARD_P1_01, CARD_P2_01, CARD_HALF_DIGIT = 3.385e6, 1.682e6, 0.5e3
 
 
 def open_slave(unpack, version: int, name: str, logging_on: bool = False) -> LowLevelSlave:
-    """An instance, instantiated and initialized at t = 0 with the card's
-    start-up conditions. Debug logging stays off: refused calls must be
+    """An instance, instantiated and initialized at t = 0 with the model
+    description's start-up conditions. Debug logging stays off: refused calls must be
     reported anyway."""
     slave = LowLevelSlave(version, unpack(MODEL, version), f"{name}-fmi{version}")
     try:
@@ -49,8 +50,8 @@ def test_life_cycle_and_step_loop(version: int, unpack):
     with open_slave(unpack, version, "loop", logging_on=True) as fmu:
         fmu.step_grid(0, 100, H)
         p1, p2, q1, q2, q3 = fmu.get(OUTPUTS)
-        assert abs(p1 - CARD_P1_01) <= CARD_HALF_DIGIT, f"p1(0.1 s) = {p1} Pa, card: 3.385 MPa"
-        assert abs(p2 - CARD_P2_01) <= CARD_HALF_DIGIT, f"p2(0.1 s) = {p2} Pa, card: 1.682 MPa"
+        assert abs(p1 - CARD_P1_01) <= CARD_HALF_DIGIT, f"p1(0.1 s) = {p1} Pa, model description: 3.385 MPa"
+        assert abs(p2 - CARD_P2_01) <= CARD_HALF_DIGIT, f"p2(0.1 s) = {p2} Pa, model description: 1.682 MPa"
         assert q1 > q2 > q3 > 0, f"flows while V1 and V2 fill: {q1}, {q2}, {q3}"
         errors = [str(m) for m in fmu.messages if m.status >= FMI_ERROR]
         assert not errors, "\n".join(errors)
@@ -111,7 +112,7 @@ def test_directional_derivative_matches_finite_difference(version: int, unknown:
         dd = fmu.directional_derivative([unknown], [known], [1.0])[0]
         dd2 = fmu.directional_derivative([unknown], [known], [2.0])[0]
 
-        h = 1e-6 * max(abs(x0), 1e7)  # 10 Pa at the card's supply pressure
+        h = 1e-6 * max(abs(x0), 1e7)  # 10 Pa at the default supply pressure
         fmu.set_real([vr], [x0 + h])
         (y_plus,) = fmu.get([unknown])
         fmu.set_real([vr], [x0 - h])

@@ -1,5 +1,5 @@
-"""Analytic steady state of OrificeChain (model card, "Numbers an
-implementation must reproduce"): after the card's default experiment (0 to
+"""Analytic steady state of OrificeChain (components/orifice-chain/MODEL.md,
+"Numbers the implementation reproduces"): after the default experiment (0 to
 50 s, communication step 1 ms) p1 = pt + 2/3 (ps - pt), p2 = pt + 1/3 (ps - pt)
 and Q1 = Q2 = Q3 = K sqrt((ps - pt)/3), K = Cd pi/4 d^2 sqrt(2/rho) (E1)."""
 
@@ -28,8 +28,8 @@ def test_steady_state_after_default_experiment(version: int, report):
     fmu = require_fmu(MODEL, version)
     md = read_model_description(str(fmu))
     experiment = md.defaultExperiment
-    assert experiment is not None and float(experiment.stopTime) == 50.0, "the card's default experiment is 0..50 s"
-    assert float(experiment.stepSize) == COMMUNICATION_STEP, "the card's default communication step is 1 ms"
+    assert experiment is not None and float(experiment.stopTime) == 50.0, "the default experiment is 0..50 s"
+    assert float(experiment.stepSize) == COMMUNICATION_STEP, "the default communication step is 1 ms"
 
     with LogCapture(MODEL) as log:
         try:

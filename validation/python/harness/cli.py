@@ -44,7 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     refs = sub.add_parser("references", help="regenerate every reference with its script and say which files changed")
     refs.add_argument("--scenarios", type=Path, default=DEFAULT_SCENARIOS, help="root of the scenario folders (default: %(default)s)")
-    refs.add_argument("--check", action="store_true", help="only recompute and compare; write nothing")
+    refs.add_argument("--check", action="store_true", help="only recompute and compare; write nothing (a recomputed "
+                      "trace may move by 1e-6 of a signal's scale, a second solver's trace by 1e-4: other machines "
+                      "round differently)")
+    refs.add_argument("--exact", action="store_true", help="with --check: every file must be byte-identical (a rerun "
+                      "on the machine that wrote the files)")
     refs.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the scripts' logs go (default: %(default)s)")
 
     report = sub.add_parser("report", help="rebuild the report from the verdict files of the last run")
@@ -108,7 +112,10 @@ def command_report(args) -> int:
 def command_references(args) -> int:
     from harness.references import regenerate
 
-    return regenerate(args.scenarios, args.check, args.out.resolve())
+    if args.exact and not args.check:
+        print("--exact needs --check", file=sys.stderr)
+        return 2
+    return regenerate(args.scenarios, args.check, args.out.resolve(), exact=args.exact)
 
 
 def main(argv=None) -> int:

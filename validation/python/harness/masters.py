@@ -39,7 +39,7 @@ def python_runner(name: str, fmi_versions: tuple[int, ...]) -> Master:
 
 
 def default_masters() -> list[Master]:
-    """The masters of the issue, in report order."""
+    """The masters the harness runs, in report order."""
     return [
         Master(
             "fmi-rs",

@@ -6,9 +6,11 @@ The scripts are found through the ``generated_by`` field of each
 reference script (README.md, "Reference scripts"): it accepts
 ``--out-dir ROOT`` (the root of the scenario folders) and ``--check``
 (recompute, compare with the files on disk, write nothing, exit non-zero
-when a file would change or a solver cross-check fails); without
-``--check`` it writes its scenario folders and exits non-zero when a check
-fails.
+when a file would change or a solver cross-check fails; a recomputed CSV
+may differ from the committed one within the script's stated tolerance,
+since other machines round differently) and ``--exact`` (with ``--check``:
+files must be byte-identical); without ``--check`` it writes its scenario
+folders and exits non-zero when a check fails.
 """
 
 from __future__ import annotations
@@ -54,17 +56,20 @@ def reference_scripts(scenarios_root: Path) -> tuple[dict[Path, list[str]], list
     return scripts, problems
 
 
-def script_command(script: Path, scenarios_root: Path, check: bool) -> list[str]:
+def script_command(script: Path, scenarios_root: Path, check: bool, exact: bool = False) -> list[str]:
     command = [sys.executable, str(script)] if script.suffix == ".py" else [str(script)]
     command += ["--out-dir", str(scenarios_root)]
     if check:
         command.append("--check")
+        if exact:
+            command.append("--exact")
     return command
 
 
-def regenerate(scenarios_root: Path, check: bool, out: Path) -> int:
+def regenerate(scenarios_root: Path, check: bool, out: Path, exact: bool = False) -> int:
     """Run every reference script; return 0 when all succeeded (and, with
-    ``--check``, nothing changed), 1 otherwise."""
+    ``--check``, nothing changed beyond the scripts' tolerances, or at all
+    with ``exact``), 1 otherwise."""
     scenarios_root = scenarios_root.resolve()
     scripts, problems = reference_scripts(scenarios_root)
     for problem in problems:
@@ -84,7 +89,7 @@ def regenerate(scenarios_root: Path, check: bool, out: Path) -> int:
             failed_checks += 1
             failed = True
             continue
-        command = script_command(script, scenarios_root, check)
+        command = script_command(script, scenarios_root, check, exact)
         print(f"running {' '.join(command)}  (scenarios {', '.join(keys)})", flush=True)
         before = snapshot(scenarios_root)
         t0 = time.perf_counter()

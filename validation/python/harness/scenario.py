@@ -44,7 +44,7 @@ class Bounds:
 
 @dataclass
 class AnalyticCheck:
-    """A value the model card derives analytically: ``signal`` at ``time`` (s)
+    """A value the model description derives analytically: ``signal`` at ``time`` (s)
     must equal ``value`` within ``rel_tol`` (relative) or ``abs_tol``."""
 
     signal: str

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Independent reference solution of the hose model card (HoseH, HoseG, HoseY, HoseZ).
+"""Independent reference solution of the hose model (HoseH, HoseG, HoseY, HoseZ).
 
-The card ``shared/models/hose-line.md`` (equations H1-H7) is written out here
+The model description ``components/hose-line/MODEL.md`` (equations H1-H7;
+"the card" below, and its numbers "the card's numbers") is written out here
 as plain functions (SI units throughout) for the four causal forms and any
 segment count n. The chained equations for n > 1, the mean pressure of each
 segment and how the correction coefficients enter are written down in
@@ -37,13 +38,13 @@ from pathlib import Path
 
 import numpy as np
 import reference_common
-from reference_common import agrees_to_card, csv_text, fmt, parse_csv
+from reference_common import add_check_arguments, agrees_to_card, check_limit, csv_text, fmt, parse_csv
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 from scipy.optimize import minimize_scalar
 
 # --------------------------------------------------------------------------
-# Parameters (card table, seed 004 section 8), SI units
+# Parameters (the model description's table; Grossschmidt and Harf 2017, section 8), SI units
 # --------------------------------------------------------------------------
 
 CARD_PARAMETERS = {
@@ -91,7 +92,6 @@ ATOL_Q = 1e-14  # m3/s (flows ~5e-4 m3/s)
 DEVIATION_REL_RMS_PERCENT = 0.1
 MAX_ABS_FRACTION_OF_RANGE = 0.005  # max_abs = 0.5 % of the reference's range
 CROSSCHECK_FRACTION = 0.1  # the two solvers must agree within a tenth of each bound
-CHECK_LIMIT = 1e-9  # --check: largest change of a committed trace (of its deviation scale)
 
 # Relative accuracy asked of the frequency numbers (shooting, peak search).
 SHOOT_RTOL = 1e-9  # CVODE tolerance of the shooting integrations
@@ -108,7 +108,7 @@ def cabs(q):
 
 
 def fluid_constants(par: dict) -> tuple[float, float, float]:
-    """(H3) Af (1), Bf (Pa) for higher-viscosity HLP (seed eqs 19-20), alpha (1/K)."""
+    """(H3) Af (1), Bf (Pa) for higher-viscosity HLP (the paper's eqs 19-20), alpha (1/K)."""
     t = par["T"]
     af = 14.0 - 0.05 * (t - 20.0)
     bf = (18.4 - 0.10 * (t - 20.0)) * 1e8
@@ -830,7 +830,7 @@ CARD_NUMBERS = {
     },
 }
 
-# The paper's own figures (seed 004 sections 8-9), for information only.
+# The paper's own figures (Grossschmidt and Harf 2017, sections 8-9), for information only.
 PAPER_NUMBERS = {
     "H_n1_p1_resonance_hz": 106.0,
     "H_n1_Q2_resonance_hz": 106.7,
@@ -1206,7 +1206,7 @@ def scenario_json(res: ScenarioResult) -> str:
         "model": model_name,
         "scenario": res.name.split("/")[1],
         "description": res.spec["description"],
-        "model_card": "shared/models/hose-line.md",
+        "model_description": "components/hose-line/MODEL.md",
         "generated_by": "validation/python/reference/hose_line.py",
         "parameters": scenario_parameters(res.spec),
         "inputs": f"{model_name}_in.csv",
@@ -1423,7 +1423,7 @@ def check_achievable(name, model, pieces, y0, t_out, radau, signals, checks, log
 def frequency_documents(numbers: dict) -> dict[str, dict]:
     """HoseH/frequency_response.json and HoseY/frequency_response.json."""
     common = {
-        "model_card": "shared/models/hose-line.md",
+        "model_description": "components/hose-line/MODEL.md",
         "generated_by": "validation/python/reference/hose_line.py",
         "input": "p2 = 1e7 + A sin(2 pi f t) Pa (for HoseY p1 constant at its operating value)",
         "amplitude_Pa": 3e5,
@@ -1509,14 +1509,21 @@ def json_close(a, b, rel=1e-6, path="") -> list[str]:
     return [] if a == b else [f"{path}: {a!r} vs committed {b!r}"]
 
 
-def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict | None = None) -> None:
-    """--check: compare a recomputed file with the committed one."""
+def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict | None = None,
+                 exact: bool = False) -> None:
+    """--check: compare a recomputed file with the committed one. A CSV
+    column may move by reference_common.check_limit() of its mean deviation
+    from the operating point (the scale of the bounds), a JSON number by
+    1e-6 relative (CHECK_IGNORED_KEYS not at all); ``exact``: byte for byte."""
     if not path.exists():
         checks.add(label, False, "CHANGED: missing on disk")
         return
     old = path.read_text()
     if old == text:
         checks.add(label, True, "unchanged (identical)")
+        return
+    if exact:
+        checks.add(label, False, "CHANGED (text differs, --exact)")
         return
     if path.suffix == ".json":
         diffs = json_close(json.loads(text), json.loads(old))
@@ -1535,9 +1542,10 @@ def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict
             change = float(np.max(np.abs(v_new[:, j] - v_old[:, j]))) / scale
             if change > worst:
                 worst, where = change, col
-        ok = worst <= CHECK_LIMIT
+        limit = check_limit(path.name)
+        ok = worst <= limit
         checks.add(label, ok, ("unchanged within tolerance" if ok else "CHANGED")
-                   + f" (largest change in {where}: {worst:.2e} of its mean |deviation|, limit {CHECK_LIMIT:g})")
+                   + f" (largest change in {where}: {worst:.2e} of its mean |deviation|, limit {limit:g})")
         return
     checks.add(label, False, "CHANGED (text differs)")
 
@@ -1568,7 +1576,7 @@ def card_frequency_checks(checks: Checks, numbers: dict) -> None:
                         "HoseH n = 1 ratio of p1 at resonance with A = 1e4 Pa")
     d = numbers.get("default")
     if d:
-        checks.info("paper (seed 004 section 9) for comparison",
+        checks.info("paper (Grossschmidt and Harf 2017, section 9) for comparison",
                     f"HoseH n = 1: p1 {PAPER_NUMBERS['H_n1_p1_resonance_hz']} Hz {PAPER_NUMBERS['H_n1_p1_ratio_db']} dB, "
                     f"Q2 {PAPER_NUMBERS['H_n1_Q2_resonance_hz']} Hz {PAPER_NUMBERS['H_n1_Q2_ratio_db']} dB (ours "
                     f"{d['H_n1']['nonlinear']['Q2']['ratio_db']:.2f} dB); HoseY: Q1 {PAPER_NUMBERS['Y_n1_Q1_resonance_hz']} Hz, "
@@ -1582,8 +1590,7 @@ def main(argv=None) -> int:
                     "(HoseH/G/Y/Z), FMI Cross-Check layout; also checks the card's numbers.")
     parser.add_argument("--scenario", choices=[*SCENARIOS, "all", "none"], default="all",
                         help="scenario to compute (default: all; none: only the card's numbers)")
-    parser.add_argument("--check", action="store_true",
-                        help="recompute and compare with the files on disk instead of writing them")
+    add_check_arguments(parser)
     parser.add_argument("--out-dir", type=Path, default=default_out,
                         help=f"root of the scenario folders (default: {default_out})")
     parser.add_argument("--no-frequency", action="store_true",
@@ -1613,7 +1620,7 @@ def main(argv=None) -> int:
         k_lc, k_r = corrections(n, CARD_PARAMETERS)
         checks.info(f"corrections n = {n}", f"kL = kC = {k_lc:.6f}, kr = {k_r:.3f}")
     checks.info("corrections n >= 15", f"kr = kr1 - kr2 (n - 1) = {corrections(15, CARD_PARAMETERS)[1]:.2f} at n = 15, "
-                f"{corrections(20, CARD_PARAMETERS)[1]:.2f} at n = 20: no (or negative) damping inside the card's n range")
+                f"{corrections(20, CARD_PARAMETERS)[1]:.2f} at n = 20: no (or negative) damping, so n is limited to 14")
     check_constants(checks)
     check_ladder(checks)
 
@@ -1638,7 +1645,7 @@ def main(argv=None) -> int:
         scales = {s: res.signals[s]["mean_abs_deviation"] for s in res.model.outputs}
         if args.check:
             for fname, text in files.items():
-                compare_file(checks, f"{name}: {fname}", folder / fname, text, scales)
+                compare_file(checks, f"{name}: {fname}", folder / fname, text, scales, args.exact)
         elif checks.trace_failures > before:
             print(f"  NOT writing {folder}: a solver or reference check failed", flush=True)
         else:
@@ -1661,7 +1668,7 @@ def main(argv=None) -> int:
             path = args.out_dir / model_name / "frequency_response.json"
             text = json.dumps(doc, indent=2) + "\n"
             if args.check:
-                compare_file(checks, f"{model_name}/frequency_response.json", path, text)
+                compare_file(checks, f"{model_name}/frequency_response.json", path, text, exact=args.exact)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text)

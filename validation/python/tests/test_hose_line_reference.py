@@ -32,7 +32,7 @@ def test_wall_stiffness_uses_log10_and_meets_the_papers_two_conditions():
 @pytest.mark.parametrize("pm", [1e5, 1e7, 2.5e7])
 def test_wall_deformation_solves_the_force_balance(pm):
     s = hl.segment_properties(pm, L1, PAR)
-    # k x = p_m A with A = pi (d + 2x) l (seed eqs 1, 3; quasi-static, no hysteresis)
+    # k x = p_m A with A = pi (d + 2x) l (the paper's eqs 1, 3; quasi-static, no hysteresis)
     assert s.k * s.x == pytest.approx(pm * math.pi * (PAR["d"] + 2 * s.x) * L1, rel=1e-13)
 
 
