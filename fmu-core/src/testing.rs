@@ -129,3 +129,47 @@ macro_rules! no_allocation_test {
         }
     };
 }
+
+/// Checks that the circuit's documentation page (its `MODEL.md`) lists
+/// every variable of the table in one of its Markdown tables, with the
+/// variable's SI unit and display unit in the same row: the page and the
+/// table cannot drift apart unnoticed. A row may list several variables
+/// (`` `d1`, `d2`, `d3` ``).
+pub fn check_documentation<M: crate::Table>() -> Result<(), String> {
+    let page = M::INFO.documentation;
+    let table_rows: Vec<&str> = page
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with('|'))
+        .collect();
+    let mut problems = Vec::new();
+    for row in M::rows() {
+        let tick = format!("`{}`", row.name);
+        let first_cell = |l: &&&str| l.split('|').nth(1).is_some_and(|c| c.contains(&tick));
+        let Some(line) = table_rows.iter().find(first_cell) else {
+            problems.push(format!(
+                "'{}' is in no table of the documentation page",
+                row.name
+            ));
+            continue;
+        };
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        for unit in [row.unit, row.display_unit].into_iter().flatten() {
+            if unit != "1"
+                && !cells
+                    .iter()
+                    .any(|c| *c == unit || c.contains(&format!("`{unit}`")))
+            {
+                problems.push(format!(
+                    "'{}': unit {unit} is not in its documentation row: {line}",
+                    row.name
+                ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}:\n{}", M::INFO.name, problems.join("\n")))
+    }
+}

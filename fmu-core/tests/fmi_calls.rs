@@ -734,3 +734,13 @@ fn structural_parameters_in_configuration_mode() {
     assert_eq!(f.step(0.0, 0.1).0, OK);
     assert_eq!(f.get(vr("y2")), 0.0);
 }
+
+#[test]
+fn the_documentation_check_names_undocumented_variables() {
+    // The test model's page has no variable tables: every variable is named.
+    let err = fmu_core::testing::check_documentation::<oc::Relaxation>().unwrap_err();
+    assert!(
+        err.contains("'u' is in no table") && err.contains("'stages' is in no table"),
+        "{err}"
+    );
+}

@@ -148,3 +148,8 @@ fn physical_ranges_come_from_the_table() {
     assert!(row("ps").check(-5e4).is_ok());
     assert!(row("ps").check(-2e5).is_err());
 }
+
+#[test]
+fn the_model_description_documents_every_variable() {
+    fmu_core::testing::check_documentation::<OrificeChain>().unwrap();
+}

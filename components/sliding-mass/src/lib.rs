@@ -94,4 +94,9 @@ mod tests {
         // Resting on the stop with no force: at rest.
         assert_eq!(m.rates(&u, &x0), SVector::<f64, NX>::zeros());
     }
+
+    #[test]
+    fn the_model_description_documents_every_variable() {
+        fmu_core::testing::check_documentation::<SlidingMass>().unwrap();
+    }
 }

@@ -150,4 +150,9 @@ mod tests {
         assert!((out.F - (1e7 * 8.04e-4 - 2e6 * 4.24e-4)).abs() < 1e-6);
         assert_eq!((out.p1, out.p2, out.Us), (1e7, 2e6, 0.0));
     }
+
+    #[test]
+    fn the_model_description_documents_every_variable() {
+        fmu_core::testing::check_documentation::<ValveActuator>().unwrap();
+    }
 }

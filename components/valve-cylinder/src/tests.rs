@@ -92,3 +92,8 @@ fn initial_state_from_the_model_description() {
     assert_eq!(x0[state::carriage.index(CarriageStates::x)], 1.0);
     assert_eq!(m.nominal()[state::drive.index(DriveStates::K)], 1e-9);
 }
+
+#[test]
+fn the_model_description_documents_every_variable() {
+    fmu_core::testing::check_documentation::<ValveCylinder>().unwrap();
+}

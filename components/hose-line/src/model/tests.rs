@@ -152,3 +152,11 @@ fn first_modes_near_the_model_description() {
     let y1 = first_mode_hz::<2>(1);
     assert!((y1 / 212.0 - 1.0).abs() < 0.01, "Y n=1: {y1} Hz");
 }
+
+#[test]
+fn the_model_description_documents_every_variable() {
+    fmu_core::testing::check_documentation::<HoseH>().unwrap();
+    fmu_core::testing::check_documentation::<HoseG>().unwrap();
+    fmu_core::testing::check_documentation::<HoseY>().unwrap();
+    fmu_core::testing::check_documentation::<HoseZ>().unwrap();
+}
