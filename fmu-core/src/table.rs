@@ -22,7 +22,7 @@
 //! table, and every row's options are plain method calls on [`Row`], so a
 //! misspelt option is an ordinary compile error pointing at the row.
 
-use model_description::{Causality, Initial, Variability, Variable};
+use model_description::Variable;
 
 /// The data type of a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -502,13 +502,6 @@ pub fn check_rows(rows: &[Row]) -> Result<(), String> {
     }
 }
 
-/// The `initial` and variability the table gives a row, for tests of the
-/// generated description.
-pub fn causality_of(row: &Row) -> (Causality, Variability, Option<Initial>) {
-    let v = row.variable(1, |_| None);
-    (v.causality, v.variability, v.initial)
-}
-
 /// The position of `name` in `names` (for the index constants the table
 /// macros generate); panics at compile time when it is missing.
 pub const fn position(names: &[&str], name: &str) -> usize {
@@ -950,4 +943,88 @@ macro_rules! __states {
     (@nominal $out:ident group $name:ident $Group:tt) => {
         state::$name.write_slice($out, <$Group as $crate::blocks::StateGroup>::NOMINAL);
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model_description::{Causality, Variability};
+
+    #[test]
+    fn rows_check_values_against_open_and_closed_bounds() {
+        let cd = Row::real("Cd", "Discharge coefficient").above(0.0).max(1.0);
+        assert!(
+            cd.check(0.0)
+                .unwrap_err()
+                .contains("outside its range (0, 1]")
+        );
+        assert!(cd.check(1.0).is_ok() && cd.check(1e-12).is_ok());
+        assert!(cd.check(1.0 + 1e-12).is_err());
+        assert!(cd.check(f64::NAN).unwrap_err().contains("not finite"));
+        let n = Row::int("n", "Segments").min(1).below(15);
+        assert!(n.check(14.0).is_ok());
+        assert!(n.check(15.0).unwrap_err().contains("[1, 15)"));
+        assert!(n.check(2.5).unwrap_err().contains("not a 32-bit integer"));
+        assert!(n.check(1e10).is_err());
+        let b = Row::bool("flag", "A flag");
+        assert!(b.check(1.0).is_ok() && b.check(0.0).is_ok());
+        assert!(b.check(0.5).unwrap_err().contains("not a Boolean"));
+        assert_eq!(Row::real("x", "free").range_text(), None);
+    }
+
+    #[test]
+    fn rows_become_model_description_variables() {
+        let rows = [
+            Row::real("ps", " Supply\n   pressure")
+                .input()
+                .unit("Pa")
+                .display("bar")
+                .start(1e7),
+            Row::real("Q1", "Flow").output(None, &["ps"]).unit("m3/s"),
+            Row::int("n", "Segments").structural().start(3).min(1),
+            Row::real("k", "Gain").tunable().above(0.0).start(2.0),
+        ];
+        check_rows(&rows).unwrap();
+        let vars = variables(&rows, 1);
+        assert_eq!(vars[0].description, "Supply pressure");
+        assert_eq!(vars[0].causality, Causality::Input);
+        assert_eq!(vars[1].dependencies, Some(vec![1]));
+        assert!(vars[2].structural && vars[2].variability == Variability::Fixed);
+        assert_eq!(vars[3].variability, Variability::Tunable);
+        // An open bound is written as the XML's (inclusive) min; the open
+        // end is enforced by the check.
+        assert_eq!(vars[3].kind.range(), (0.0, f64::INFINITY));
+    }
+
+    #[test]
+    fn table_mistakes_are_named() {
+        let rows = [
+            Row::real("Q", "Flow").output(None, &["nope"]),
+            Row::real("u", "").input(),
+            Row::real("u", "Twice").input(),
+            Row::bool("b", "Flag").unit("Pa"),
+            Row::real("k", "Gain").above(0.0),
+        ];
+        let e = check_rows(&rows).unwrap_err();
+        for needle in [
+            "'Q' depends on 'nope', not an input",
+            "'u' has no description",
+            "'u' is declared twice",
+            "'u' is out of place",
+            "'b' is not real and cannot have a unit",
+            "start value: value 0 for 'k' is outside its range (0, inf)",
+        ] {
+            assert!(e.contains(needle), "missing '{needle}' in:\n{e}");
+        }
+    }
+
+    #[test]
+    fn positions_are_found_by_name() {
+        const NAMES: &[&str] = &["p1", "p2", "Q1"];
+        const Q1: usize = position(NAMES, "Q1");
+        assert_eq!(
+            (position(NAMES, "p1"), position(NAMES, "p2"), Q1),
+            (0, 1, 2)
+        );
+    }
 }
