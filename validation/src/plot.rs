@@ -25,7 +25,7 @@ pub enum Scale {
 /// One curve.
 #[derive(Debug, Clone)]
 pub struct Curve {
-    /// Legend text.
+    /// Legend text (empty: not in the panel's legend).
     pub label: String,
     /// Abscissae.
     pub x: Vec<f64>,
@@ -37,9 +37,25 @@ pub struct Curve {
     pub dashed: bool,
 }
 
+/// Where a panel's legend goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Corner {
+    /// Upper left.
+    #[default]
+    UpperLeft,
+    /// Upper right.
+    UpperRight,
+    /// Lower left.
+    LowerLeft,
+    /// Lower right.
+    LowerRight,
+}
+
 /// One panel: a caption above, axes, curves, a legend.
 #[derive(Debug, Clone)]
 pub struct Panel {
+    /// Where the legend of the labelled curves goes.
+    pub legend_at: Corner,
     /// Caption above the panel (what is plotted, with units).
     pub caption: String,
     /// Short y-axis label, e.g. `[bar]`.
@@ -54,11 +70,25 @@ pub struct Panel {
     pub curves: Vec<Curve>,
 }
 
+/// An entry of a figure-wide legend.
+#[derive(Debug, Clone)]
+pub struct LegendEntry {
+    /// Text.
+    pub label: String,
+    /// Index into the palette.
+    pub color: usize,
+    /// Dashed line.
+    pub dashed: bool,
+}
+
 /// A figure: a title and panels in a grid filled row by row.
 #[derive(Debug, Clone)]
 pub struct Figure {
     /// Title over the figure.
     pub title: String,
+    /// A legend under the title for curves that every panel shares (the
+    /// panels' own legends list only curves with a label).
+    pub legend: Vec<LegendEntry>,
     /// Panels per row.
     pub columns: usize,
     /// Width of the image, px.
@@ -185,7 +215,7 @@ pub fn draw_png(figure: &Figure, path: &Path) -> Result<()> {
     }
     let columns = figure.columns.max(1);
     let rows = figure.panels.len().div_ceil(columns);
-    let title_height = 44;
+    let title_height = if figure.legend.is_empty() { 44 } else { 72 };
     let height = title_height + rows as u32 * figure.row_height;
     let root = BitMapBackend::new(path, (figure.width, height)).into_drawing_area();
     root.fill(&WHITE).map_err(plot_error)?;
@@ -199,6 +229,34 @@ pub fn draw_png(figure: &Figure, path: &Path) -> Result<()> {
             .color(&BLACK),
     ))
     .map_err(plot_error)?;
+    let mut x = 14;
+    for entry in &figure.legend {
+        let style = ShapeStyle::from(color(entry.color)).stroke_width(2);
+        let y = 54;
+        if entry.dashed {
+            for dash in [0, 12, 24] {
+                top.draw(&PathElement::new(
+                    vec![(x + dash, y), (x + dash + 7, y)],
+                    style,
+                ))
+                .map_err(plot_error)?;
+            }
+        } else {
+            top.draw(&PathElement::new(vec![(x, y), (x + 31, y)], style))
+                .map_err(plot_error)?;
+        }
+        let font = (FAMILY, 15).into_font().color(&BLACK);
+        top.draw(&Text::new(
+            entry.label.clone(),
+            (x + 40, y - 8),
+            font.clone(),
+        ))
+        .map_err(plot_error)?;
+        let (w, _) = top
+            .estimate_text_size(&entry.label, &font)
+            .map_err(plot_error)?;
+        x += 40 + w as i32 + 36;
+    }
     let cells = body.split_evenly((rows, columns));
     for (panel, area) in figure.panels.iter().zip(cells.iter()) {
         let x = range(
@@ -234,9 +292,10 @@ fn plot_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> anyhow::Err
 }
 
 /// Tick labels: at most four significant digits, exponent notation for
-/// very small or large magnitudes.
-fn tick(v: f64) -> String {
-    if v == 0.0 {
+/// very small or large magnitudes; a value within 1e-9 of the axis span of
+/// zero is zero (not -5.55e-17).
+fn tick(v: f64, span: f64) -> String {
+    if v == 0.0 || v.abs() <= 1e-9 * span.abs() {
         return "0".into();
     }
     let a = v.abs();
@@ -265,11 +324,19 @@ fn draw_panel<DB, X, Y>(
 where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
-    X: AsRangedCoord<Value = f64>,
-    Y: AsRangedCoord<Value = f64>,
+    X: AsRangedCoord<Value = f64> + Clone,
+    Y: AsRangedCoord<Value = f64> + Clone,
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
+    let x_span = {
+        let r = X::CoordDescType::from(x.clone()).range();
+        r.end - r.start
+    };
+    let y_span = {
+        let r = Y::CoordDescType::from(y.clone()).range();
+        r.end - r.start
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(&panel.caption, (FAMILY, 16))
         .margin(8)
@@ -284,8 +351,8 @@ where
         .y_desc(&panel.y_label)
         .x_labels(8)
         .y_labels(6)
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
+        .x_label_formatter(&|v| tick(*v, x_span))
+        .y_label_formatter(&|v| tick(*v, y_span))
         .label_style((FAMILY, 13))
         .axis_desc_style((FAMILY, 14))
         .light_line_style(RGBColor(0xee, 0xee, 0xee))
@@ -308,13 +375,23 @@ where
             }
         }
         for (i, piece) in pieces.into_iter().filter(|p| !p.is_empty()).enumerate() {
+            // Solid curves as separate segments: a wide polyline's miter
+            // joins shoot far past a sharp spike.
             let anno = if curve.dashed {
                 chart
                     .draw_series(DashedLineSeries::new(piece, 7, 5, style))
                     .map_err(plot_error)?
+            } else if piece.len() == 1 {
+                chart
+                    .draw_series(std::iter::once(Circle::new(piece[0], 1, style.filled())))
+                    .map_err(plot_error)?
             } else {
                 chart
-                    .draw_series(LineSeries::new(piece, style))
+                    .draw_series(
+                        piece
+                            .windows(2)
+                            .map(|w| PathElement::new(vec![w[0], w[1]], style)),
+                    )
                     .map_err(plot_error)?
             };
             if i == 0 && !curve.label.is_empty() {
@@ -330,7 +407,12 @@ where
     if labelled {
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
+            .position(match panel.legend_at {
+                Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
+                Corner::UpperRight => SeriesLabelPosition::UpperRight,
+                Corner::LowerLeft => SeriesLabelPosition::LowerLeft,
+                Corner::LowerRight => SeriesLabelPosition::LowerRight,
+            })
             .label_font((FAMILY, 13))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(0xbb, 0xbb, 0xbb))
@@ -356,10 +438,11 @@ mod tests {
         assert_eq!((lo, hi), (1e-3, 1e3));
         let (lo, hi) = range([5.0].into_iter(), Scale::Linear, true);
         assert!(lo < 5.0 && hi > 5.0);
-        assert_eq!(tick(100.0), "100");
-        assert_eq!(tick(0.25), "0.25");
-        assert_eq!(tick(1e-9), "1e-9");
-        assert_eq!(tick(2.5e-8), "2.5e-8");
-        assert_eq!(tick(-0.0), "0");
+        assert_eq!(tick(100.0, 100.0), "100");
+        assert_eq!(tick(0.25, 1.0), "0.25");
+        assert_eq!(tick(1e-9, 1e-9), "1e-9");
+        assert_eq!(tick(2.5e-8, 1e-7), "2.5e-8");
+        assert_eq!(tick(-0.0, 1.0), "0");
+        assert_eq!(tick(-5.55e-17, 0.8), "0");
     }
 }

@@ -99,6 +99,11 @@ impl DisplayUnit {
         with_unit(self.value(si), &self.name)
     }
 
+    /// A difference (amplitude, error) shown in the display unit: `"3 bar"`.
+    pub fn show_delta(&self, si: f64) -> String {
+        with_unit(self.delta(si), &self.name)
+    }
+
     /// `"100.68 bar (1.0068e7 Pa)"`, or only the SI value when the display
     /// unit is the SI unit.
     pub fn show_both(&self, si: f64) -> String {
@@ -114,11 +119,7 @@ impl DisplayUnit {
         if self.is_si() {
             with_unit(si, &self.si)
         } else {
-            format!(
-                "{} ({})",
-                with_unit(self.delta(si), &self.name),
-                with_unit_exp(si, &self.si)
-            )
+            format!("{} ({})", self.show_delta(si), with_unit_exp(si, &self.si))
         }
     }
 }
@@ -139,18 +140,24 @@ fn with_unit_exp(value: f64, unit: &str) -> String {
     }
 }
 
-/// A number with five significant digits, in positional notation from
-/// 1e-3 to 1e6 and in exponent notation outside (trailing zeros dropped).
+/// A number with five significant digits (see [`significant`]).
 pub fn number(value: f64) -> String {
+    significant(value, 5)
+}
+
+/// A number with `digits` significant digits, in positional notation from
+/// 1e-3 to 1e6 and in exponent notation outside (trailing zeros dropped).
+pub fn significant(value: f64, digits: usize) -> String {
     if !value.is_finite() {
         return format!("{value}");
     }
     if value == 0.0 {
         return "0".to_string();
     }
+    let digits = digits.max(1);
     let magnitude = value.abs().log10().floor() as i32;
     if (-3..6).contains(&magnitude) {
-        let decimals = (4 - magnitude).max(0) as usize;
+        let decimals = (digits as i32 - 1 - magnitude).max(0) as usize;
         let text = format!("{value:.decimals$}");
         if text.contains('.') {
             text.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -158,7 +165,8 @@ pub fn number(value: f64) -> String {
             text
         }
     } else {
-        format!("{value:.4e}")
+        let decimals = digits - 1;
+        format!("{value:.decimals$e}")
     }
 }
 
@@ -223,6 +231,9 @@ mod tests {
         assert_eq!(number(0.00012345), "1.2345e-4");
         assert_eq!(number(123456.0), "123456");
         assert_eq!(number(f64::NAN), "NaN");
+        assert_eq!(significant(0.110571, 3), "0.111");
+        assert_eq!(significant(4.2e-5, 3), "4.20e-5");
+        assert_eq!(significant(39.452, 3), "39.5");
     }
 
     #[test]

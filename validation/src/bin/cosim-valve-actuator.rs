@@ -16,8 +16,8 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::time::Instant;
 use validation::fmu3::Fmu3;
-use validation::plot::{Curve, Figure, Panel, Scale, draw_png};
-use validation::units::{DisplayUnit, number};
+use validation::plot::{Corner, Curve, Figure, LegendEntry, Panel, Scale, draw_png};
+use validation::units::{DisplayUnit, number, significant};
 use validation::{Inputs, Scenario, max_abs_error, relative_rms_percent, repo_root};
 
 /// Couple ValveActuator and SlidingMass and compare with ValveCylinder.
@@ -184,9 +184,9 @@ fn main() -> Result<()> {
             print!("{:<12} {:>9.0e} {:>8.2}", scenario, h, wall);
             for ((run, reference), unit) in traces.iter().zip(&truth).zip(&units) {
                 print!(
-                    " {:>10.3} {:>12}",
-                    relative_rms_percent(run, reference),
-                    number(unit.delta(max_abs_error(run, reference)))
+                    " {:>10} {:>12}",
+                    significant(relative_rms_percent(run, reference), 3),
+                    significant(unit.delta(max_abs_error(run, reference)), 3)
                 );
             }
             println!();
@@ -264,7 +264,7 @@ fn figure(
     for (i, (name, unit)) in SIGNALS.iter().zip(units).enumerate() {
         let shown = |trace: &[f64]| trace.iter().map(|&v| unit.value(v)).collect::<Vec<_>>();
         let mut traces = vec![Curve {
-            label: "ValveCylinder (monolithic)".into(),
+            label: String::new(),
             x: time.to_vec(),
             y: shown(&truth[i]),
             color: 5,
@@ -272,16 +272,15 @@ fn figure(
         }];
         let mut differences = Vec::new();
         for (k, run) in runs.iter().enumerate() {
-            let label = format!("coupled, step {} ms", number(run.step * 1e3));
             traces.push(Curve {
-                label: label.clone(),
+                label: String::new(),
                 x: time.to_vec(),
                 y: shown(&run.traces[i]),
                 color: k,
                 dashed: true,
             });
             differences.push(Curve {
-                label,
+                label: String::new(),
                 x: time.to_vec(),
                 y: run.traces[i]
                     .iter()
@@ -295,6 +294,7 @@ fn figure(
         let last = i + 1 == SIGNALS.len();
         let x_label = if last { "time [s]" } else { "" }.to_string();
         panels.push(Panel {
+            legend_at: Corner::UpperLeft,
             caption: format!("{name} [{}]", unit.name),
             y_label: format!("{name} [{}]", unit.name),
             y_scale: Scale::Linear,
@@ -303,6 +303,7 @@ fn figure(
             curves: traces,
         });
         panels.push(Panel {
+            legend_at: Corner::UpperLeft,
             caption: format!("{name}: coupled - monolithic [{}]", unit.name),
             y_label: format!("difference [{}]", unit.name),
             y_scale: Scale::Linear,
@@ -311,10 +312,23 @@ fn figure(
             curves: differences,
         });
     }
+    let mut legend = vec![LegendEntry {
+        label: "ValveCylinder (monolithic, 0.1 ms steps)".into(),
+        color: 5,
+        dashed: false,
+    }];
+    for (k, run) in runs.iter().enumerate() {
+        legend.push(LegendEntry {
+            label: format!("coupled, exchange every {} ms", number(run.step * 1e3)),
+            color: k,
+            dashed: true,
+        });
+    }
     Figure {
         title: format!(
             "ValveActuator + SlidingMass (Jacobi coupling) vs monolithic ValveCylinder, scenario '{scenario}'"
         ),
+        legend,
         columns: 2,
         width: 1500,
         row_height: 270,
