@@ -1,14 +1,15 @@
 //! Shared helpers of the end-to-end FMU tests: where the workspace, the built
-//! FMUs, the validation scenarios and the official FMI headers are, how a
-//! reference trace and a scenario are read, and the error metrics the
-//! validation bounds are written in.
+//! FMUs and the official FMI headers are, and how an FMU archive is
+//! unpacked.
+//!
+//! The validation scenarios, their traces and the error metrics are read
+//! and computed by `validation::scenario` (the one Rust reader of the
+//! scenario layout), which the tests use directly.
 //!
 //! The tests themselves live in `tests/tests/`; this library only finds and
 //! reads things, it never builds an FMU or decides a verdict.
 
 use anyhow::{Context, Result, anyhow, bail};
-use serde::Deserialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -100,203 +101,6 @@ pub fn require_fmu(version: FmiVersion, model: &str) -> PathBuf {
         path.display()
     );
     path
-}
-
-/// The folder of one validation scenario:
-/// `validation/scenarios/<Model>/<scenario>/`.
-pub fn scenario_dir(model: &str, scenario: &str) -> PathBuf {
-    workspace_root()
-        .join("validation")
-        .join("scenarios")
-        .join(model)
-        .join(scenario)
-}
-
-/// A table of signals over time, as in `<Model>_ref.csv` and `<Model>_in.csv`
-/// (first column `time` in s, then one column per signal in SI units).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Trace {
-    /// Sample times in s, ascending.
-    pub time: Vec<f64>,
-    /// Signal name to samples (same length as `time`).
-    pub signals: BTreeMap<String, Vec<f64>>,
-}
-
-impl Trace {
-    /// Reads a CSV file with a `time` column and numeric signal columns.
-    pub fn load(path: &Path) -> Result<Trace> {
-        let mut reader = csv::Reader::from_path(path)
-            .with_context(|| format!("cannot open trace {}", path.display()))?;
-        let headers: Vec<String> = reader.headers()?.iter().map(|h| h.trim().into()).collect();
-        if headers.first().map(String::as_str) != Some("time") {
-            bail!("{}: the first column must be `time`", path.display());
-        }
-        let mut columns: Vec<Vec<f64>> = vec![Vec::new(); headers.len()];
-        for (row, record) in reader.records().enumerate() {
-            let record = record?;
-            if record.len() != headers.len() {
-                bail!(
-                    "{}: row {} has {} fields",
-                    path.display(),
-                    row + 2,
-                    record.len()
-                );
-            }
-            for (column, field) in columns.iter_mut().zip(record.iter()) {
-                let value: f64 = field.trim().parse().with_context(|| {
-                    format!(
-                        "{}: row {}: `{field}` is not a number",
-                        path.display(),
-                        row + 2
-                    )
-                })?;
-                column.push(value);
-            }
-        }
-        let mut columns = columns.into_iter();
-        let time = columns.next().unwrap_or_default();
-        if time.windows(2).any(|w| w[1] < w[0]) {
-            bail!("{}: time is not ascending", path.display());
-        }
-        let signals = headers.into_iter().skip(1).zip(columns).collect();
-        Ok(Trace { time, signals })
-    }
-
-    /// The samples of a signal.
-    pub fn signal(&self, name: &str) -> Result<&[f64]> {
-        self.signals
-            .get(name)
-            .map(Vec::as_slice)
-            .ok_or_else(|| anyhow!("the trace has no signal `{name}`"))
-    }
-
-    /// The row whose time is within `1e-9 * max(1, |t|)` s of `t`.
-    pub fn row_at(&self, t: f64) -> Option<usize> {
-        let tol = 1e-9 * t.abs().max(1.0);
-        let i = self.time.partition_point(|&x| x < t - tol);
-        (i < self.time.len() && (self.time[i] - t).abs() <= tol).then_some(i)
-    }
-
-    /// A signal at time `t` by linear interpolation (held constant outside
-    /// the trace), as the FMI Cross-Check treats `<Model>_in.csv`.
-    pub fn interpolate(&self, name: &str, t: f64) -> Result<f64> {
-        let values = self.signal(name)?;
-        let (first, last) = match (self.time.first(), self.time.last()) {
-            (Some(&a), Some(&b)) => (a, b),
-            _ => bail!("the trace is empty"),
-        };
-        if t <= first {
-            return Ok(values[0]);
-        }
-        if t >= last {
-            return Ok(values[values.len() - 1]);
-        }
-        let i = self.time.partition_point(|&x| x <= t);
-        let (t0, t1) = (self.time[i - 1], self.time[i]);
-        if t1 == t0 {
-            return Ok(values[i]);
-        }
-        let w = (t - t0) / (t1 - t0);
-        Ok(values[i - 1] + w * (values[i] - values[i - 1]))
-    }
-}
-
-/// The error bounds of one signal in a scenario.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-pub struct SignalBounds {
-    /// Largest allowed relative RMS error, in % (see [`relative_rms_percent`]).
-    pub rel_rms_percent: f64,
-    /// Largest allowed absolute error at any sample, in the signal's SI unit.
-    pub max_abs: f64,
-}
-
-/// A validation scenario (`scenario.json`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Scenario {
-    /// Model name.
-    pub model: String,
-    /// Scenario name (folder name).
-    pub scenario: String,
-    /// Parameters to set before initialization, by variable name (numbers
-    /// or Booleans).
-    pub parameters: BTreeMap<String, serde_json::Value>,
-    /// File name of the input trace.
-    pub inputs: String,
-    /// File name of the reference trace.
-    pub reference: String,
-    /// Bounds per output signal.
-    pub signals: BTreeMap<String, SignalBounds>,
-}
-
-impl Scenario {
-    /// Reads `scenario.json` of a scenario folder.
-    pub fn load(dir: &Path) -> Result<Scenario> {
-        let path = dir.join("scenario.json");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        serde_json::from_str(&text).with_context(|| format!("cannot parse {}", path.display()))
-    }
-}
-
-/// One scenario with its traces loaded.
-#[derive(Debug, Clone)]
-pub struct LoadedScenario {
-    /// The scenario description.
-    pub scenario: Scenario,
-    /// The inputs over time.
-    pub inputs: Trace,
-    /// The reference outputs over time.
-    pub reference: Trace,
-}
-
-/// Loads `validation/scenarios/<model>/<name>/` with its input and reference
-/// traces.
-pub fn load_scenario(model: &str, name: &str) -> Result<LoadedScenario> {
-    let dir = scenario_dir(model, name);
-    let scenario = Scenario::load(&dir)?;
-    let inputs = Trace::load(&dir.join(&scenario.inputs))?;
-    let reference = Trace::load(&dir.join(&scenario.reference))?;
-    Ok(LoadedScenario {
-        scenario,
-        inputs,
-        reference,
-    })
-}
-
-/// Relative RMS error in %: RMS of `simulated - reference` over the mean
-/// absolute reference value, times 100 (the validation metric of DESIGN.md).
-/// Panics if the lengths differ or the slices are empty.
-pub fn relative_rms_percent(simulated: &[f64], reference: &[f64]) -> f64 {
-    assert_eq!(simulated.len(), reference.len(), "sample counts differ");
-    assert!(!reference.is_empty(), "no samples");
-    let n = reference.len() as f64;
-    let mean_square = simulated
-        .iter()
-        .zip(reference)
-        .map(|(s, r)| (s - r).powi(2))
-        .sum::<f64>()
-        / n;
-    let mean_abs = reference.iter().map(|r| r.abs()).sum::<f64>() / n;
-    100.0 * mean_square.sqrt() / mean_abs
-}
-
-/// Largest absolute difference between two equally long sample sets (NaN
-/// counts as infinitely far).
-pub fn max_abs_error(simulated: &[f64], reference: &[f64]) -> f64 {
-    assert_eq!(simulated.len(), reference.len(), "sample counts differ");
-    simulated
-        .iter()
-        .zip(reference)
-        .map(|(s, r)| {
-            let d = (s - r).abs();
-            if d.is_nan() { f64::INFINITY } else { d }
-        })
-        .fold(0.0, f64::max)
-}
-
-/// `|value - expected| / |expected|`.
-pub fn relative_error(value: f64, expected: f64) -> f64 {
-    (value - expected).abs() / expected.abs()
 }
 
 /// The folder holding the official FMI C headers (`fmi2Functions.h`,
@@ -484,31 +288,6 @@ pub fn scratch_dir(name: &str) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn relative_rms_of_a_constant_offset() {
-        let reference = [1.0, -3.0, 2.0];
-        let simulated = [1.1, -2.9, 2.1];
-        // RMS 0.1 over mean |ref| 2 = 5 %.
-        assert!((relative_rms_percent(&simulated, &reference) - 5.0).abs() < 1e-12);
-        assert!((max_abs_error(&simulated, &reference) - 0.1).abs() < 1e-12);
-        assert_eq!(max_abs_error(&[f64::NAN], &[0.0]), f64::INFINITY);
-    }
-
-    #[test]
-    fn interpolation_and_row_lookup() {
-        let trace = Trace {
-            time: vec![0.0, 1.0, 2.0],
-            signals: [("u".to_string(), vec![0.0, 10.0, 30.0])].into(),
-        };
-        assert_eq!(trace.interpolate("u", -1.0).unwrap(), 0.0);
-        assert_eq!(trace.interpolate("u", 0.5).unwrap(), 5.0);
-        assert_eq!(trace.interpolate("u", 1.5).unwrap(), 20.0);
-        assert_eq!(trace.interpolate("u", 9.0).unwrap(), 30.0);
-        assert_eq!(trace.row_at(1.0 + 1e-12), Some(1));
-        assert_eq!(trace.row_at(1.5), None);
-        assert!(trace.interpolate("v", 0.0).is_err());
-    }
 
     #[test]
     #[should_panic(expected = "run `cargo run --release -p build-fmu` first")]

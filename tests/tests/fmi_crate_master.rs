@@ -3,20 +3,20 @@
 //! `dist/fmi2/OrificeChain.fmu` and `dist/fmi3/OrificeChain.fmu` as any
 //! importer would (unzip, parse `modelDescription.xml`, dlopen the binary of
 //! this platform), runs them through the Co-Simulation life cycle and checks
-//! the results against the model card's steady state and the independent
-//! SciPy Radau reference traces of `validation/scenarios/OrificeChain/`.
+//! the results against the analytic steady state of the model description
+//! (E1-E5) and the independent SciPy Radau reference traces of
+//! `validation/scenarios/OrificeChain/`, read with `validation::Scenario`
+//! like every other Rust reader of the scenarios.
 //!
 //! A missing FMU is a failure with a message saying how to build it, never a
 //! skipped test.
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
-use fmu_tests::{
-    FmiVersion, LoadedScenario, load_scenario, max_abs_error, relative_error, relative_rms_percent,
-    require_fmu,
-};
+use fmu_tests::{FmiVersion, require_fmu};
 use model_description::Causality;
 use std::collections::BTreeMap;
 use validation::fmi_master::{self, Fmu, Slave, StepReport, strip_undeclared_float_attributes};
+use validation::{Scenario, Trace, max_abs_error, relative_error, relative_rms_percent};
 
 const MODEL: &str = "OrificeChain";
 /// The outputs compared with the reference traces.
@@ -114,6 +114,22 @@ impl LoadedFmu {
     }
 }
 
+/// A scenario of the model with its reference trace.
+struct LoadedScenario {
+    scenario: Scenario,
+    reference: Trace,
+}
+
+/// Loads `validation/scenarios/OrificeChain/<name>/` and its reference.
+fn load_scenario(name: &str) -> Result<LoadedScenario> {
+    let scenario = Scenario::named(MODEL, name)?;
+    let reference = scenario.read_reference()?;
+    Ok(LoadedScenario {
+        scenario,
+        reference,
+    })
+}
+
 /// The recorded outputs of one run.
 struct Run {
     version: FmiVersion,
@@ -156,7 +172,8 @@ fn run_scenario(
         );
         output_vrs.push(v.value_reference);
     }
-    let input_names: Vec<String> = scenario.inputs.signals.keys().cloned().collect();
+    let inputs = &scenario.scenario.inputs;
+    let input_names = inputs.names();
 
     // Instantiated: parameters and inputs at t = 0.
     for (name, value) in &scenario.scenario.parameters {
@@ -169,8 +186,8 @@ fn run_scenario(
             other => bail!("parameter `{name}` has an unsupported value {other}"),
         }
     }
-    for name in &input_names {
-        let u = scenario.inputs.interpolate(name, 0.0)?;
+    for name in input_names {
+        let u = inputs.value(name, 0.0)?;
         fmu.slave.set_real(name, u)?;
     }
 
@@ -218,8 +235,8 @@ fn run_scenario(
     for k in 0..steps {
         // Communication points as k * h, not a running sum.
         let t = k as f64 * step;
-        for name in &input_names {
-            let u = scenario.inputs.interpolate(name, t)?;
+        for name in input_names {
+            let u = inputs.value(name, t)?;
             fmu.slave.set_real(name, u)?;
         }
         fmu.do_step(t, step)?;
@@ -282,10 +299,9 @@ fn compare(run: &Run, scenario: &LoadedScenario) -> Result<Vec<SignalError>> {
     for name in OUTPUTS {
         let bounds = scenario
             .scenario
-            .signals
-            .get(name)
+            .bounds(name)
             .ok_or_else(|| anyhow!("scenario.json has no bounds for `{name}`"))?;
-        let ref_all = reference.signal(name)?;
+        let ref_all = reference.require(name)?;
         let expected: Vec<f64> = rows.iter().map(|&i| ref_all[i]).collect();
         let simulated = &run.outputs[name];
         errors.push(SignalError {
@@ -301,14 +317,14 @@ fn compare(run: &Run, scenario: &LoadedScenario) -> Result<Vec<SignalError>> {
 
 /// Runs a scenario, prints the errors (`cargo test -- --nocapture` shows
 /// them) and asserts the scenario's bounds for every signal, and the
-/// brief's 0.05 % relative RMS for the pressures.
+/// project's accuracy goal of 0.05 % relative RMS for the pressures.
 fn check_scenario(run: &Run, scenario: &LoadedScenario) -> Result<()> {
     let errors = compare(run, scenario)?;
     let label = format!(
         "{} {} {}, step {} ms, {} samples over 0..{} s",
         run.version,
         MODEL,
-        scenario.scenario.scenario,
+        scenario.scenario.name,
         run.step * 1e3,
         run.time.len(),
         run.time.last().copied().unwrap_or_default()
@@ -335,8 +351,9 @@ fn check_scenario(run: &Run, scenario: &LoadedScenario) -> Result<()> {
     Ok(())
 }
 
-/// The card's steady state for identical orifices (ps, pt from the inputs;
-/// Cd, d1, rho from the card defaults): p1 = pt + 2/3 (ps - pt),
+/// The steady state of E1-E5 of the model description for identical
+/// orifices (ps, pt from the inputs; Cd, d1, rho the defaults):
+/// p1 = pt + 2/3 (ps - pt),
 /// p2 = pt + 1/3 (ps - pt), Q = K sqrt((ps - pt) / 3) with
 /// K = Cd pi/4 d^2 sqrt(2 / rho).
 fn steady_state(ps: f64, pt: f64) -> BTreeMap<&'static str, f64> {
@@ -354,10 +371,11 @@ fn steady_state(ps: f64, pt: f64) -> BTreeMap<&'static str, f64> {
 }
 
 fn check_steady_state(run: &Run, scenario: &LoadedScenario) -> Result<()> {
-    let ps = scenario.inputs.interpolate("ps", run.stop)?;
-    let pt = scenario.inputs.interpolate("pt", run.stop)?;
+    let ps = scenario.scenario.inputs.value("ps", run.stop)?;
+    let pt = scenario.scenario.inputs.value("pt", run.stop)?;
     let expected = steady_state(ps, pt);
-    // The figure the brief gives for the defaults (ps = 10 MPa, pt = 0).
+    // The figure the model description gives for the defaults (ps = 10 MPa,
+    // pt = 0).
     if ps == 1e7 && pt == 0.0 {
         ensure!(relative_error(expected["Q1"], 4.0557786759736e-5) < 1e-12);
     }
@@ -380,15 +398,17 @@ fn check_steady_state(run: &Run, scenario: &LoadedScenario) -> Result<()> {
     Ok(())
 }
 
-/// The card's default experiment (0..50 s at its communication step of
-/// 1 ms): steady state at 50 s, and the start-up trace over 0..5 s.
+/// The default experiment (0..50 s at a 1 ms communication step, as the
+/// model description states): steady state at 50 s, and the start-up trace
+/// over 0..5 s.
 fn default_experiment(version: FmiVersion) -> Result<()> {
-    let scenario = load_scenario(MODEL, "startup")?;
+    let scenario = load_scenario("startup")?;
     let fmu = load(version)?;
     let experiment = fmu.default_experiment;
     ensure!(
         experiment.stop_time == 50.0 && experiment.step_size == 1e-3,
-        "{version}: the default experiment is {experiment:?}, the card says 0..50 s at 1 ms"
+        "{version}: the default experiment is {experiment:?}, the model description says \
+         0..50 s at 1 ms"
     );
     let record_until = *scenario.reference.time.last().context("empty reference")?;
     let run = run_scenario(
@@ -404,7 +424,7 @@ fn default_experiment(version: FmiVersion) -> Result<()> {
 
 /// One scenario over the reference's time span at communication step `step`.
 fn scenario_at_step(version: FmiVersion, scenario: &str, step: f64) -> Result<()> {
-    let scenario = load_scenario(MODEL, scenario)?;
+    let scenario = load_scenario(scenario)?;
     let stop = *scenario.reference.time.last().context("empty reference")?;
     let run = run_scenario(load(version)?, &scenario, step, stop, stop)?;
     check_scenario(&run, &scenario)
@@ -444,10 +464,10 @@ fn fmi3_startup_ln_bulk_modulus() -> Result<()> {
 /// `bulk_log_natural` could be ignored and the test above still pass).
 #[test]
 fn startup_and_startup_ln_references_differ() -> Result<()> {
-    let log10 = load_scenario(MODEL, "startup")?;
-    let ln = load_scenario(MODEL, "startup_ln")?;
-    let a = log10.reference.signal("p2")?;
-    let b = ln.reference.signal("p2")?;
+    let log10 = load_scenario("startup")?;
+    let ln = load_scenario("startup_ln")?;
+    let a = log10.reference.require("p2")?;
+    let b = ln.reference.require("p2")?;
     let n = a.len().min(b.len()).min(201);
     let differ = relative_rms_percent(&a[..n], &b[..n]);
     ensure!(

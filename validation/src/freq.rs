@@ -2,8 +2,16 @@
 //! `freq-response` tool and the `bench-hose-sweep` benchmark): a sinusoid
 //! on one input around a settled operating point restored from an FMU state
 //! snapshot for every frequency.
+//!
+//! Amplitude ratios are output amplitude over input amplitude in SI units:
+//! dimensionless for a pressure over a pressure, in m3/(s Pa) for a flow
+//! over a pressure. Their decibels, 20 log10(ratio), are plain dB only for a
+//! dimensionless ratio; for a dimensional one they are dB re 1 SI unit of
+//! the ratio, and [`write_csv`] and [`bode_figure`] say so.
 
 use crate::fmu3::{Fmu3, Instance};
+use crate::plot::{Corner, Curve, Figure, Panel, Scale};
+use crate::units::{DisplayUnit, ratio_unit};
 use anyhow::{Context, Result, bail};
 use std::f64::consts::PI;
 use std::io::Write;
@@ -74,13 +82,41 @@ pub struct SweepResult {
 pub struct Point {
     /// Frequency, Hz.
     pub f: f64,
-    /// Per output: (peak ratio dB, fundamental ratio dB, phase deg).
-    pub values: Vec<(f64, f64, f64)>,
+    /// One response per output.
+    pub values: Vec<Response>,
 }
 
-/// Drives one frequency from the restored operating point and returns, per
-/// output, the peak ratio 20 log10(max|y - y0| / A), the ratio of the
-/// fundamental components and the phase of the output relative to the input.
+/// The response of one output at one frequency. Ratios are in the SI unit
+/// of the output per SI unit of the input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Response {
+    /// Peak ratio: max|y - y0| over the measured periods over the input
+    /// amplitude A.
+    pub peak_ratio: f64,
+    /// Ratio of the fundamental (first-harmonic) amplitudes of output and
+    /// input.
+    pub gain: f64,
+    /// Phase of the output's fundamental relative to the input's, deg.
+    pub phase_deg: f64,
+}
+
+impl Response {
+    /// 20 log10 of the peak ratio (dB re 1 SI unit of the ratio).
+    pub fn peak_db(&self) -> f64 {
+        db(self.peak_ratio)
+    }
+
+    /// 20 log10 of the fundamental ratio (dB re 1 SI unit of the ratio).
+    pub fn gain_db(&self) -> f64 {
+        db(self.gain)
+    }
+}
+
+/// 20 log10(ratio).
+pub fn db(ratio: f64) -> f64 {
+    20.0 * ratio.log10()
+}
+
 /// The settled operating point every frequency starts from.
 struct OperatingPoint {
     vr_in: u32,
@@ -93,12 +129,15 @@ struct OperatingPoint {
     t0: f64,
 }
 
+/// Drives one frequency from the restored operating point and returns, per
+/// output, the peak ratio max|y - y0| / A, the ratio of the fundamental
+/// components and the phase of the output relative to the input.
 fn measure(
     inst: &mut Instance<'_>,
     args: &SweepOptions,
     op: &OperatingPoint,
     f: f64,
-) -> Result<Vec<(f64, f64, f64)>> {
+) -> Result<Vec<Response>> {
     let OperatingPoint {
         vr_in,
         vr_out,
@@ -165,11 +204,11 @@ fn measure(
             } else if phase < -180.0 {
                 phase += 360.0;
             }
-            (
-                20.0 * (peak[i] / args.amplitude).log10(),
-                20.0 * (amp / amp_u).log10(),
-                phase,
-            )
+            Response {
+                peak_ratio: peak[i] / args.amplitude,
+                gain: amp / amp_u,
+                phase_deg: phase,
+            }
         })
         .collect())
 }
@@ -207,9 +246,10 @@ fn prominent(y: &[f64], k: usize) -> bool {
         || (left.max(right) >= PROMINENCE_DB && (k < 3 || k + 3 >= y.len()))
 }
 
-/// Resonances of output `output`: (frequency Hz, peak ratio dB).
+/// Resonances of output `output`: (frequency Hz, peak ratio in dB re 1 SI
+/// unit of the ratio, see [`Response::peak_db`]).
 pub fn resonances(points: &[Point], output: usize) -> Vec<(f64, f64)> {
-    let y: Vec<f64> = points.iter().map(|p| p.values[output].0).collect();
+    let y: Vec<f64> = points.iter().map(|p| p.values[output].peak_db()).collect();
     let mut found = Vec::new();
     for k in 1..y.len().saturating_sub(1) {
         if y[k] > y[k - 1] && y[k] >= y[k + 1] && prominent(&y, k) {
@@ -298,24 +338,331 @@ pub fn sweep(fmu: &Fmu3, opts: &SweepOptions, progress: bool) -> Result<SweepRes
     })
 }
 
-/// Writes the sweep as CSV: frequency, then per output the peak ratio (dB),
-/// the fundamental ratio (dB) and the phase (deg).
-pub fn write_csv(path: &Path, outputs: &[String], points: &[Point]) -> Result<()> {
+/// A signal of the sweep: its name and units.
+#[derive(Debug, Clone)]
+pub struct Channel {
+    /// Variable name.
+    pub name: String,
+    /// Its SI unit (in `unit.si`) and display unit.
+    pub unit: DisplayUnit,
+}
+
+impl Channel {
+    /// A variable of `fmu` with the units its model description declares.
+    pub fn of(fmu: &Fmu3, name: &str) -> Self {
+        Channel {
+            name: name.to_string(),
+            unit: DisplayUnit::of(&fmu.description, name),
+        }
+    }
+}
+
+/// How the ratio of an output to the input is labelled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatioUnits {
+    /// The SI unit of output / input, `None` when dimensionless.
+    pub si: Option<String>,
+    /// The display unit of output / input (e.g. `L/(min bar)`), `None` when
+    /// dimensionless in SI.
+    pub display: Option<String>,
+    /// Display-unit ratio per SI ratio.
+    pub display_factor: f64,
+}
+
+impl RatioUnits {
+    /// The units of `output / input`.
+    pub fn of(output: &Channel, input: &Channel) -> Self {
+        let si = ratio_unit(&output.unit.si, &input.unit.si);
+        let display = si
+            .as_ref()
+            .and_then(|_| ratio_unit(&output.unit.name, &input.unit.name));
+        RatioUnits {
+            display_factor: output.unit.factor / input.unit.factor,
+            si,
+            display,
+        }
+    }
+
+    /// The SI ratio unit as written in a header: `Pa/Pa` style for a
+    /// dimensionless ratio (`{output}/{input}`), else the reduced unit.
+    pub fn si_label(&self, output: &Channel, input: &Channel) -> String {
+        self.si
+            .clone()
+            .unwrap_or_else(|| format!("{}/{}", output.unit.si, input.unit.si))
+    }
+
+    /// `dB` for a dimensionless ratio, else `dB re 1 <unit>`.
+    pub fn db_label(&self) -> String {
+        match &self.si {
+            None => "dB".to_string(),
+            Some(unit) => format!("dB re 1 {unit}"),
+        }
+    }
+}
+
+/// Writes the sweep as CSV with the unit in every header: `frequency [Hz]`,
+/// then per output `<o> peak ratio [<unit>]`, `<o> peak ratio [dB...]`,
+/// `<o> gain [<unit>]`, `<o> gain [dB...]`, `<o> phase [deg]`, where the
+/// ratio unit is the output's SI unit per the input's and its decibels are
+/// `dB` for a dimensionless ratio, `dB re 1 <unit>` otherwise.
+pub fn write_csv(
+    path: &Path,
+    input: &Channel,
+    outputs: &[Channel],
+    points: &[Point],
+) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let mut csv = std::fs::File::create(path)?;
-    write!(csv, "frequency_hz")?;
+    write!(csv, "frequency [Hz]")?;
     for o in outputs {
-        write!(csv, ",{o}_peak_ratio_db,{o}_ratio_db,{o}_phase_deg")?;
+        let units = RatioUnits::of(o, input);
+        let (unit, db) = (units.si_label(o, input), units.db_label());
+        let n = &o.name;
+        write!(
+            csv,
+            ",{n} peak ratio [{unit}],{n} peak ratio [{db}],{n} gain [{unit}],{n} gain [{db}],\
+             {n} phase [deg]"
+        )?;
     }
     writeln!(csv)?;
     for p in points {
         write!(csv, "{}", p.f)?;
         for v in &p.values {
-            write!(csv, ",{},{},{}", v.0, v.1, v.2)?;
+            write!(
+                csv,
+                ",{:e},{},{:e},{},{}",
+                v.peak_ratio,
+                v.peak_db(),
+                v.gain,
+                v.gain_db(),
+                v.phase_deg
+            )?;
         }
         writeln!(csv)?;
     }
     Ok(())
+}
+
+/// A Bode plot of a sweep: one magnitude panel per ratio unit (outputs of
+/// the same unit share one), then one phase panel. A dimensionless ratio
+/// is plotted in dB; a dimensional one as the ratio in display units (e.g.
+/// L/(min bar)) on a log axis, never in dB. Each output shows its
+/// fundamental ratio (solid) and its peak ratio max|y - y0| / A (dashed).
+pub fn bode_figure(
+    title: &str,
+    input: &Channel,
+    outputs: &[Channel],
+    points: &[Point],
+    log_frequency: bool,
+) -> Figure {
+    let f: Vec<f64> = points.iter().map(|p| p.f).collect();
+    let x_scale = if log_frequency {
+        Scale::Log
+    } else {
+        Scale::Linear
+    };
+    let x_label = "frequency [Hz]".to_string();
+    // Group the outputs by ratio unit, in the order they come.
+    let mut groups: Vec<(RatioUnits, Vec<usize>)> = Vec::new();
+    for (i, o) in outputs.iter().enumerate() {
+        let units = RatioUnits::of(o, input);
+        match groups
+            .iter_mut()
+            .find(|(u, _)| u.si == units.si && u.display == units.display)
+        {
+            Some((_, members)) => members.push(i),
+            None => groups.push((units, vec![i])),
+        }
+    }
+    let mut panels = Vec::new();
+    for (units, members) in &groups {
+        let names: Vec<String> = members
+            .iter()
+            .map(|&i| format!("{} / {}", outputs[i].name, input.name))
+            .collect();
+        let mut curves = Vec::new();
+        for &i in members {
+            let value = |r: &Response, peak: bool| {
+                let ratio = if peak { r.peak_ratio } else { r.gain };
+                match units.si {
+                    None => db(ratio),
+                    Some(_) => ratio * units.display_factor,
+                }
+            };
+            for peak in [false, true] {
+                curves.push(Curve {
+                    label: format!(
+                        "{} {}",
+                        outputs[i].name,
+                        if peak {
+                            "peak max|y - y0| / A"
+                        } else {
+                            "fundamental"
+                        }
+                    ),
+                    x: f.clone(),
+                    y: points.iter().map(|p| value(&p.values[i], peak)).collect(),
+                    color: i,
+                    dashed: peak,
+                });
+            }
+        }
+        let (caption, y_label, y_scale) = match (&units.si, &units.display) {
+            (None, _) => (
+                format!(
+                    "{}: amplitude ratio ({}/{}, dimensionless) in dB",
+                    names.join(", "),
+                    outputs[members[0]].unit.si,
+                    input.unit.si
+                ),
+                "ratio [dB]".to_string(),
+                Scale::Linear,
+            ),
+            (Some(si), display) => {
+                let shown = display.clone().unwrap_or_else(|| si.clone());
+                (
+                    format!(
+                        "{}: amplitude ratio in {shown} (1 {shown} = {} {si}), log scale",
+                        names.join(", "),
+                        crate::units::number(1.0 / units.display_factor)
+                    ),
+                    format!("ratio [{shown}]"),
+                    Scale::Log,
+                )
+            }
+        };
+        panels.push(Panel {
+            legend_at: Corner::UpperLeft,
+            caption,
+            y_label,
+            y_scale,
+            x_label: x_label.clone(),
+            x_scale,
+            curves,
+        });
+    }
+    panels.push(Panel {
+        // Phases start near 0 (or -90) deg and fall: the lower left is free.
+        legend_at: Corner::LowerLeft,
+        caption: format!(
+            "phase of each output's fundamental relative to {}'s [deg], unwrapped",
+            input.name
+        ),
+        y_label: "phase [deg]".to_string(),
+        y_scale: Scale::Linear,
+        x_label,
+        x_scale,
+        curves: outputs
+            .iter()
+            .enumerate()
+            .map(|(i, o)| Curve {
+                label: o.name.clone(),
+                x: f.clone(),
+                y: unwrap_degrees(points.iter().map(|p| p.values[i].phase_deg)),
+                color: i,
+                dashed: false,
+            })
+            .collect(),
+    });
+    Figure {
+        title: title.to_string(),
+        legend: Vec::new(),
+        columns: 1,
+        width: 1100,
+        row_height: 330,
+        panels,
+    }
+}
+
+/// A phase curve without the 360 deg jumps of the (-180, 180] range: each
+/// value is moved by whole turns to within 180 deg of the previous one.
+pub fn unwrap_degrees(phases: impl IntoIterator<Item = f64>) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::new();
+    for p in phases {
+        let value = match out.last() {
+            Some(&prev) if p.is_finite() && prev.is_finite() => {
+                p - 360.0 * ((p - prev) / 360.0).round()
+            }
+            _ => p,
+        };
+        out.push(value);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_are_unwrapped() {
+        let u = unwrap_degrees([-90.0, -170.0, 175.0, 100.0, 170.0, -175.0]);
+        assert_eq!(u, [-90.0, -170.0, -185.0, -260.0, -190.0, -175.0]);
+    }
+
+    fn channel(name: &str, si: &str) -> Channel {
+        Channel {
+            name: name.into(),
+            unit: DisplayUnit::for_si(si),
+        }
+    }
+
+    #[test]
+    fn ratio_units_say_what_the_decibels_are_relative_to() {
+        let (p2, p1, q2) = (
+            channel("p2", "Pa"),
+            channel("p1", "Pa"),
+            channel("Q2", "m3/s"),
+        );
+        let pressure = RatioUnits::of(&p1, &p2);
+        assert_eq!(pressure.si, None);
+        assert_eq!(pressure.db_label(), "dB");
+        assert_eq!(pressure.si_label(&p1, &p2), "Pa/Pa");
+        let flow = RatioUnits::of(&q2, &p2);
+        assert_eq!(flow.si.as_deref(), Some("m3/(s Pa)"));
+        assert_eq!(flow.display.as_deref(), Some("L/(min bar)"));
+        assert_eq!(flow.db_label(), "dB re 1 m3/(s Pa)");
+        // 1 m3/(s Pa) = 6e4 L/min per 1e-5 bar = 6e9 L/(min bar).
+        assert!((flow.display_factor / 6e9 - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_bode_figure_has_one_magnitude_panel_per_unit() {
+        let input = channel("p2", "Pa");
+        let outputs = [
+            channel("p1", "Pa"),
+            channel("Q2", "m3/s"),
+            channel("p3", "Pa"),
+        ];
+        let points: Vec<Point> = [10.0, 20.0]
+            .iter()
+            .map(|&f| Point {
+                f,
+                values: vec![
+                    Response {
+                        peak_ratio: 10.0,
+                        gain: 10.0,
+                        phase_deg: -90.0
+                    };
+                    3
+                ],
+            })
+            .collect();
+        let fig = bode_figure("t", &input, &outputs, &points, false);
+        assert_eq!(fig.panels.len(), 3);
+        // Pressures share a dB panel; the flow has its own log panel.
+        assert_eq!(fig.panels[0].curves.len(), 4);
+        assert_eq!(fig.panels[0].y_label, "ratio [dB]");
+        assert!((fig.panels[0].curves[0].y[0] - 20.0).abs() < 1e-12);
+        assert_eq!(fig.panels[1].y_scale, Scale::Log);
+        assert_eq!(fig.panels[1].y_label, "ratio [L/(min bar)]");
+        assert!((fig.panels[1].curves[0].y[0] - 6e10).abs() < 1.0);
+        assert!(
+            !fig.panels
+                .iter()
+                .any(|p| p.caption.contains("dB") && p.y_scale == Scale::Log)
+        );
+    }
 }

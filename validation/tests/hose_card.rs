@@ -1,8 +1,9 @@
-//! The hose FMUs reproduce the model card's frequency-domain numbers
-//! (issue 5, point 5) through FMI: the first resonance and the amplitude
-//! ratio of the H form with one and seven segments, the Y form's first
-//! resonance, and the step-response oscillation frequency, within 1 % and
-//! 0.5 dB. Needs the packaged FMUs (`cargo run --release -p build-fmu`).
+//! The hose FMUs reproduce the frequency-domain numbers of the model
+//! description through FMI: the first resonance and the amplitude ratio of
+//! the H form with one and seven segments (p1 / p2, a pressure ratio in
+//! plain dB), the Y form's first resonance, and the step-response
+//! oscillation frequency, within 1 % and 0.5 dB. Needs the packaged FMUs
+//! (`cargo run --release -p build-fmu`).
 
 use validation::fmu3::Fmu3;
 use validation::freq::{SweepOptions, frequencies, resonances, sweep};
@@ -41,10 +42,10 @@ fn peak(model: &str, input: &str, output: &str, n: u32, fmin: f64, fmax: f64) ->
         .expect("a resonance peak")
 }
 
-fn within(value: f64, card: f64, rel: f64, what: &str) {
+fn within(value: f64, expected: f64, rel: f64, what: &str) {
     assert!(
-        (value / card - 1.0).abs() <= rel,
-        "{what}: {value} vs card {card}"
+        (value / expected - 1.0).abs() <= rel,
+        "{what}: {value} vs {expected} in the model description"
     );
 }
 
@@ -54,7 +55,7 @@ fn h_form_first_resonance_and_ratio_one_segment() {
     within(f, 105.7, 0.01, "HoseH n = 1 resonance [Hz]");
     assert!(
         (db - 23.7).abs() <= 0.5,
-        "HoseH n = 1 ratio {db} dB vs card 23.7 dB"
+        "HoseH n = 1 ratio {db} dB vs 23.7 dB in the model description"
     );
     let (fq, _) = peak("HoseH", "p2", "Q2", 1, 95.0, 115.0);
     within(fq, 105.9, 0.01, "HoseH n = 1 Q2 resonance [Hz]");
@@ -66,7 +67,7 @@ fn h_form_first_resonance_and_ratio_seven_segments() {
     within(f, 97.5, 0.01, "HoseH n = 7 resonance [Hz]");
     assert!(
         (db - 26.8).abs() <= 0.5,
-        "HoseH n = 7 ratio {db} dB vs card 26.8 dB"
+        "HoseH n = 7 ratio {db} dB vs 26.8 dB in the model description"
     );
 }
 
@@ -76,7 +77,8 @@ fn y_form_first_resonance() {
     within(f, 212.0, 0.01, "HoseY Q1 resonance [Hz]");
 }
 
-/// Oscillation frequency of p1 after p2 steps from 1e7 to 1.1e7 Pa.
+/// Oscillation frequency of p1 after p2 steps from 100 to 110 bar (1e7 to
+/// 1.1e7 Pa).
 fn step_frequency(n: u32) -> f64 {
     let fmu = load("HoseH");
     let mut inst = fmu.instantiate("step").unwrap();

@@ -1,10 +1,16 @@
-//! Benchmark of the ValveCylinder FMU (issue 4, points 4 and 7), measured
-//! side by side in one run through the packaged FMU's FMI 3 functions: our
-//! integrator at a 1 ms communication step (stiff small volume, and the
-//! quasi-static small-volume option), explicit RK4 at 1e-5 s (the paper's
-//! reference step) and explicit Euler at the card's steps, on the same
-//! equations; wall time, real-time factor, right-hand-side evaluations,
-//! doStep latency and the error against the SciPy reference.
+//! Benchmark of the ValveCylinder FMU, measured side by side in one run
+//! through the packaged FMU's FMI 3 functions: our integrator at a 1 ms
+//! communication step (stiff small volume, and the quasi-static
+//! small-volume option), explicit RK4 at 1e-5 s (the paper's reference
+//! step) and explicit Euler at the steps the model description names, on
+//! the same equations; wall time, real-time factor, right-hand-side
+//! evaluations, doStep latency and the error against the SciPy reference.
+//!
+//! The status column says whether a row's figures describe a valid solution
+//! (`validation::bench`): non-finite values, a rod outside its stroke (1 cm
+//! of stop penetration allowed), a pressure below -1 bar or above twice the
+//! supply pressure, or a final value farther from the reference's final
+//! value than the scenario's max_abs bound of that signal, are reported.
 //!
 //! Run: `cargo run --release -p validation --bin bench-valve-cylinder`
 
@@ -12,8 +18,10 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use std::path::PathBuf;
 use std::time::Instant;
+use validation::bench::{Expectation, Status, Target, Watch, classify};
 use validation::fmu3::Fmu3;
-use validation::{StepInput, Trace, percentile, relative_rms_percent, repo_root};
+use validation::units::DisplayUnit;
+use validation::{Inputs, Scenario, Trace, percentile, relative_rms_percent, repo_root};
 
 /// Benchmark ValveCylinder integrators side by side.
 #[derive(Parser)]
@@ -54,10 +62,53 @@ struct Outcome {
     errors: Vec<f64>,
     worst: f64,
     p999: f64,
-    status: String,
+    status: Status,
 }
 
-fn run(fmu: &Fmu3, c: &Config, input: &StepInput, reference: &Trace, stop: f64) -> Result<Outcome> {
+/// What every run must do, per signal of [`SIGNALS`]: its physical range
+/// and the reference's final value within the scenario's max_abs bound.
+fn expectations(fmu: &Fmu3, scenario: &Scenario, reference: &Trace) -> Result<Vec<Expectation>> {
+    let start = |name: &str| {
+        fmu.description
+            .variable_by_name(name)
+            .and_then(|v| v.start)
+            .with_context(|| format!("the FMU has no start value of `{name}`"))
+    };
+    let (ps, stroke) = (start("ps")?, start("Sc")?);
+    SIGNALS
+        .iter()
+        .map(|&name| {
+            let range = match name {
+                "x" => (-0.01, stroke + 0.01),
+                "v" => (f64::NEG_INFINITY, f64::INFINITY),
+                _ => (-1e5, 2.0 * ps),
+            };
+            let values = reference.require(name)?;
+            let bounds = scenario
+                .bounds(name)
+                .with_context(|| format!("{}: no bounds for `{name}`", scenario.key()))?;
+            Ok(Expectation {
+                name: name.to_string(),
+                unit: DisplayUnit::of(&fmu.description, name),
+                range,
+                target: values.last().map(|&value| Target {
+                    value,
+                    tolerance: bounds.max_abs,
+                    source: "reference".into(),
+                }),
+            })
+        })
+        .collect()
+}
+
+fn run(
+    fmu: &Fmu3,
+    c: &Config,
+    input: &Inputs,
+    reference: &Trace,
+    stop: f64,
+    expect: &[Expectation],
+) -> Result<Outcome> {
     let mut inst = fmu.instantiate("bench")?;
     inst.set_int("solver", c.solver)?;
     inst.set_bool("quasi_static", c.quasi_static)?;
@@ -75,7 +126,8 @@ fn run(fmu: &Fmu3, c: &Config, input: &StepInput, reference: &Trace, stop: f64) 
     let ref_stride = ((h / ref_dt).round() as usize).max(1);
     let mut results = vec![Vec::with_capacity(reference.time.len()); SIGNALS.len()];
     let mut times = Vec::with_capacity(n);
-    let mut status = "ok".to_string();
+    let mut failure = None;
+    let mut t_end = 0.0;
     let started = Instant::now();
     for k in 0..=n {
         if k % every == 0 {
@@ -92,11 +144,22 @@ fn run(fmu: &Fmu3, c: &Config, input: &StepInput, reference: &Trace, stop: f64) 
         let s = inst.do_step(t, h);
         times.push(t0.elapsed().as_secs_f64());
         if s != 0 {
-            status = format!("status {s} at {t:.3} s");
+            failure = Some(format!("doStep status {s} at t = {t:.3} s"));
             break;
         }
+        t_end = t + h;
     }
     let wall = started.elapsed().as_secs_f64();
+    // The status, from the recorded samples and the final values (read
+    // after the timing).
+    let sample_dt = every as f64 * h;
+    let mut watches: Vec<Watch> = expect.iter().cloned().map(Watch::new).collect();
+    for ((watch, samples), &vr) in watches.iter_mut().zip(&results).zip(&vrs) {
+        let time: Vec<f64> = (0..samples.len()).map(|k| k as f64 * sample_dt).collect();
+        watch.observe_all(&time, samples);
+        watch.observe(t_end, inst.get_vr(vr)?);
+    }
+    let status = classify(failure.as_deref(), &watches);
     let errors = SIGNALS
         .iter()
         .zip(&results)
@@ -167,12 +230,11 @@ fn main() -> Result<()> {
         configs.push(explicit("RK4 1e-5 s QS pv", 3, 1e-5, true));
     }
     for scenario in &args.scenarios {
-        let folder = root
-            .join("validation/scenarios/ValveCylinder")
-            .join(scenario);
-        let input = StepInput::read_csv(&folder.join("ValveCylinder_in.csv"))?;
-        let reference = Trace::read_csv(&folder.join("ValveCylinder_ref.csv"))?;
+        let spec = Scenario::named("ValveCylinder", scenario)?;
+        let input = &spec.inputs;
+        let reference = spec.read_reference()?;
         let stop = *reference.time.last().context("empty reference")?;
+        let expect = expectations(&fmu, &spec, &reference)?;
         println!(
             "\nValveCylinder, scenario '{scenario}' ({stop} s), through fmi3DoStep of {}",
             path.display()
@@ -181,12 +243,25 @@ fn main() -> Result<()> {
             "error: relative RMS % against the SciPy reference on its grid; wall: fastest of {} run(s)",
             args.repeat
         );
+        println!(
+            "status: ok, or FAILED / DIVERGED / OUT OF RANGE / WRONG END VALUE (vs the reference's \
+             final {}, tolerance the scenario's max_abs)",
+            expect
+                .iter()
+                .filter_map(|e| e.target.as_ref().map(|t| format!(
+                    "{} = {}",
+                    e.name,
+                    e.unit.show(t.value)
+                )))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         print!(
             "{:<20} {:>8} {:>10} {:>8} {:>11} {:>9}",
             "integrator", "wall [s]", "x realtime", "vs Rodas3", "rhs evals", "substeps"
         );
         for s in SIGNALS {
-            print!(" {:>9}", format!("{s} %"));
+            print!(" {:>9}", format!("{s} [%]"));
         }
         println!(" {:>10} {:>10}  status", "worst [us]", "p99.9 [us]");
         // Rounds over all configurations (not repeats of one in a row), so
@@ -195,7 +270,7 @@ fn main() -> Result<()> {
         for round in 0..args.repeat {
             eprint!("\rround {}/{}", round + 1, args.repeat);
             for (c, slot) in configs.iter().zip(best.iter_mut()) {
-                let o = run(&fmu, c, &input, &reference, stop)?;
+                let o = run(&fmu, c, input, &reference, stop, &expect)?;
                 if slot.as_ref().is_none_or(|b| o.wall < b.wall) {
                     *slot = Some(o);
                 }
@@ -222,7 +297,7 @@ fn main() -> Result<()> {
                 " {:>10.1} {:>10.1}  {}{}",
                 o.worst * 1e6,
                 o.p999 * 1e6,
-                o.status,
+                o.status.text(),
                 if o.rejected > 0.0 {
                     format!(" ({} rejected)", o.rejected)
                 } else {

@@ -1,10 +1,13 @@
-//! Co-simulation of the ValveActuator FMU with the SlidingMass FMU (issue 4,
-//! point 3): a Jacobi master loop exchanges the rod position and velocity
-//! and the cylinder force at every communication point, and the result is
-//! compared with the monolithic ValveCylinder FMU on the same scenario.
+//! Co-simulation of the ValveActuator FMU with the SlidingMass FMU: a
+//! Jacobi master loop exchanges the rod position and velocity and the
+//! cylinder force at every communication point, and the result is compared
+//! with the monolithic ValveCylinder FMU on the same scenario.
 //!
-//! Writes, per scenario, a CSV of the monolithic and the coupled traces and
-//! (with the project's Python venv) a PNG that overlays them.
+//! Prints the coupling error per signal (relative RMS in %, largest
+//! difference in the signal's display unit: mm, mm/s, bar) and writes, per
+//! scenario, a CSV of the monolithic and the coupled traces (SI units, the
+//! unit in each column header) and a PNG that overlays them in display
+//! units with the difference underneath.
 //!
 //! Run: `cargo run --release -p validation --bin cosim-valve-actuator`
 
@@ -13,7 +16,9 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::time::Instant;
 use validation::fmu3::Fmu3;
-use validation::{StepInput, max_abs_error, relative_rms_percent, repo_root};
+use validation::plot::{Corner, Curve, Figure, LegendEntry, Panel, Scale, draw_png};
+use validation::units::{DisplayUnit, number, significant};
+use validation::{Inputs, Scenario, max_abs_error, relative_rms_percent, repo_root};
 
 /// Couple ValveActuator and SlidingMass and compare with ValveCylinder.
 #[derive(Parser)]
@@ -39,13 +44,7 @@ struct Args {
 const SIGNALS: [&str; 5] = ["x", "v", "p1", "p2", "pv"];
 
 /// Runs the monolithic ValveCylinder at step `h`, sampling every `sample` s.
-fn monolithic(
-    fmu: &Fmu3,
-    input: &StepInput,
-    stop: f64,
-    h: f64,
-    sample: f64,
-) -> Result<Vec<Vec<f64>>> {
+fn monolithic(fmu: &Fmu3, input: &Inputs, stop: f64, h: f64, sample: f64) -> Result<Vec<Vec<f64>>> {
     let mut inst = fmu.instantiate("monolithic")?;
     inst.set("U", input.at(0, 0.0))?;
     inst.initialize(stop)?;
@@ -77,7 +76,7 @@ fn monolithic(
 fn coupled(
     act: &Fmu3,
     mass: &Fmu3,
-    input: &StepInput,
+    input: &Inputs,
     stop: f64,
     h: f64,
     sample: f64,
@@ -124,6 +123,14 @@ fn coupled(
     Ok(out)
 }
 
+/// One coupled run at a communication step.
+struct CoupledRun {
+    /// Communication step, s.
+    step: f64,
+    /// One trace per signal of [`SIGNALS`], SI.
+    traces: Vec<Vec<f64>>,
+}
+
 fn main() -> Result<()> {
     let args = Args::parse();
     let root = repo_root();
@@ -141,65 +148,99 @@ fn main() -> Result<()> {
     let cyl = Fmu3::load(&dist.join("ValveCylinder.fmu"))?;
     let act = Fmu3::load(&dist.join("ValveActuator.fmu"))?;
     let mass = Fmu3::load(&dist.join("SlidingMass.fmu"))?;
+    let units: Vec<DisplayUnit> = SIGNALS
+        .iter()
+        .map(|s| DisplayUnit::of(&cyl.description, s))
+        .collect();
+    let sample = 1e-2;
     println!(
         "ValveActuator + SlidingMass (Jacobi coupling) vs the monolithic ValveCylinder (1e-4 s steps)"
     );
     println!(
-        "relative RMS difference in % (max abs difference in SI units), sampled every 10 ms\n"
+        "per signal: relative RMS difference [%] and largest difference [display unit], sampled \
+         every {} ms\n",
+        sample * 1e3
     );
     print!("{:<12} {:>9} {:>8}", "scenario", "step [s]", "wall [s]");
-    for s in SIGNALS {
-        print!(" {:>22}", s);
+    for (s, u) in SIGNALS.iter().zip(&units) {
+        print!(
+            " {:>10} {:>12}",
+            format!("{s} RMS [%]"),
+            format!("{s} max [{}]", u.name)
+        );
     }
     println!();
+    let mut written = Vec::new();
     for scenario in &args.scenarios {
-        let folder = root
-            .join("validation/scenarios/ValveCylinder")
-            .join(scenario);
-        let input = StepInput::read_csv(&folder.join("ValveCylinder_in.csv"))?;
-        let opt = std::fs::read_to_string(folder.join("ValveCylinder_ref.opt"))?;
-        let stop = opt
-            .lines()
-            .find_map(|l| l.strip_prefix("StopTime,").map(|v| v.trim().parse::<f64>()))
-            .unwrap_or(Ok(10.0))?;
-        let sample = 1e-2;
-        let truth = monolithic(&cyl, &input, stop, 1e-4, sample)?;
-        let mut header = vec!["time".to_string()];
-        header.extend(SIGNALS.iter().map(|s| format!("{s}_monolithic")));
-        let mut columns: Vec<Vec<f64>> =
-            vec![(0..truth[0].len()).map(|k| k as f64 * sample).collect()];
-        columns.extend(truth.iter().cloned());
+        let spec = Scenario::named("ValveCylinder", scenario)?;
+        let input = &spec.inputs;
+        let stop = spec.options.stop_time;
+        let truth = monolithic(&cyl, input, stop, 1e-4, sample)?;
+        let mut runs = Vec::new();
         for &h in &args.steps {
             let started = Instant::now();
-            let run = coupled(&act, &mass, &input, stop, h, sample)?;
-            header.extend(SIGNALS.iter().map(|s| format!("{s}_coupled_{h:e}")));
-            columns.extend(run.iter().cloned());
+            let traces = coupled(&act, &mass, input, stop, h, sample)?;
             let wall = started.elapsed().as_secs_f64();
             print!("{:<12} {:>9.0e} {:>8.2}", scenario, h, wall);
-            for i in 0..SIGNALS.len() {
-                let cell = format!(
-                    "{:.3} ({:.2e})",
-                    relative_rms_percent(&run[i], &truth[i]),
-                    max_abs_error(&run[i], &truth[i])
+            for ((run, reference), unit) in traces.iter().zip(&truth).zip(&units) {
+                print!(
+                    " {:>10} {:>12}",
+                    significant(relative_rms_percent(run, reference), 3),
+                    significant(unit.delta(max_abs_error(run, reference)), 3)
                 );
-                print!(" {cell:>22}");
             }
             println!();
+            runs.push(CoupledRun { step: h, traces });
         }
+        let time: Vec<f64> = (0..truth[0].len()).map(|k| k as f64 * sample).collect();
         let csv_path = out.join(format!("{scenario}.csv"));
-        write_columns(&csv_path, &header, &columns)?;
+        write_traces(&csv_path, &cyl, &time, &truth, &runs)?;
+        written.push(csv_path.clone());
         if !args.no_plot {
-            plot(&root, &csv_path, scenario)?;
+            let png = csv_path.with_extension("png");
+            let figure = figure(scenario, &units, &time, &truth, &runs);
+            match draw_png(&figure, &png) {
+                Ok(()) => written.push(png),
+                Err(e) => eprintln!("note: no plot ({e:#})"),
+            }
         }
     }
-    println!("\ntraces (and plots) in {}", out.display());
+    println!();
+    for path in written {
+        println!("-> {}", path.display());
+    }
     Ok(())
 }
 
-/// Writes equal-length columns as CSV (SI units).
-fn write_columns(path: &std::path::Path, header: &[String], columns: &[Vec<f64>]) -> Result<()> {
+/// Writes the traces as CSV in SI units, the unit in each header:
+/// `time [s]`, `<signal> monolithic [<unit>]`, `<signal> coupled <h> s [<unit>]`.
+fn write_traces(
+    path: &std::path::Path,
+    fmu: &Fmu3,
+    time: &[f64],
+    truth: &[Vec<f64>],
+    runs: &[CoupledRun],
+) -> Result<()> {
     use std::fmt::Write as _;
-    let rows = columns.iter().map(Vec::len).min().unwrap_or(0);
+    let si = |s: &str| {
+        fmu.description
+            .variable_by_name(s)
+            .and_then(|v| v.unit.clone())
+            .unwrap_or_else(|| "1".into())
+    };
+    let mut header = vec!["time [s]".to_string()];
+    let mut columns: Vec<&[f64]> = vec![time];
+    for (s, trace) in SIGNALS.iter().zip(truth) {
+        header.push(format!("{s} monolithic [{}]", si(s)));
+        columns.push(trace);
+    }
+    for run in runs {
+        for (s, trace) in SIGNALS.iter().zip(&run.traces) {
+            header.push(format!("{s} coupled {:e} s [{}]", run.step, si(s)));
+            columns.push(trace);
+        }
+    }
+    let rows = columns.iter().map(|c| c.len()).min().unwrap_or(0);
     let mut text = header.join(",");
     text.push('\n');
     for r in 0..rows {
@@ -210,27 +251,87 @@ fn write_columns(path: &std::path::Path, header: &[String], columns: &[Vec<f64>]
     Ok(())
 }
 
-/// Overlays the monolithic and the coupled traces in a PNG (display units)
-/// with the project's Python venv, when it exists.
-fn plot(root: &std::path::Path, csv_path: &std::path::Path, scenario: &str) -> Result<()> {
-    let python = root.join("target/venv/bin/python");
-    if !python.exists() {
-        eprintln!("note: no target/venv: PNG skipped (run tests/run-all.sh once to create it)");
-        return Ok(());
+/// Per signal, the monolithic and coupled traces (left) and the coupling
+/// difference (right), in display units.
+fn figure(
+    scenario: &str,
+    units: &[DisplayUnit],
+    time: &[f64],
+    truth: &[Vec<f64>],
+    runs: &[CoupledRun],
+) -> Figure {
+    let mut panels = Vec::new();
+    for (i, (name, unit)) in SIGNALS.iter().zip(units).enumerate() {
+        let shown = |trace: &[f64]| trace.iter().map(|&v| unit.value(v)).collect::<Vec<_>>();
+        let mut traces = vec![Curve {
+            label: String::new(),
+            x: time.to_vec(),
+            y: shown(&truth[i]),
+            color: 5,
+            dashed: false,
+        }];
+        let mut differences = Vec::new();
+        for (k, run) in runs.iter().enumerate() {
+            traces.push(Curve {
+                label: String::new(),
+                x: time.to_vec(),
+                y: shown(&run.traces[i]),
+                color: k,
+                dashed: true,
+            });
+            differences.push(Curve {
+                label: String::new(),
+                x: time.to_vec(),
+                y: run.traces[i]
+                    .iter()
+                    .zip(&truth[i])
+                    .map(|(a, b)| unit.delta(a - b))
+                    .collect(),
+                color: k,
+                dashed: false,
+            });
+        }
+        let last = i + 1 == SIGNALS.len();
+        let x_label = if last { "time [s]" } else { "" }.to_string();
+        panels.push(Panel {
+            legend_at: Corner::UpperLeft,
+            caption: format!("{name} [{}]", unit.name),
+            y_label: format!("{name} [{}]", unit.name),
+            y_scale: Scale::Linear,
+            x_label: x_label.clone(),
+            x_scale: Scale::Linear,
+            curves: traces,
+        });
+        panels.push(Panel {
+            legend_at: Corner::UpperLeft,
+            caption: format!("{name}: coupled - monolithic [{}]", unit.name),
+            y_label: format!("difference [{}]", unit.name),
+            y_scale: Scale::Linear,
+            x_label,
+            x_scale: Scale::Linear,
+            curves: differences,
+        });
     }
-    let png = csv_path.with_extension("png");
-    let title =
-        format!("ValveActuator + SlidingMass (Jacobi) vs ValveCylinder, scenario '{scenario}'");
-    let status = std::process::Command::new(python)
-        .arg(root.join("validation/python/plot_cosim.py"))
-        .arg(csv_path)
-        .arg(&png)
-        .arg(title)
-        .status()?;
-    if status.success() {
-        println!("plot -> {}", png.display());
-    } else {
-        eprintln!("warning: the plot failed ({status})");
+    let mut legend = vec![LegendEntry {
+        label: "ValveCylinder (monolithic, 0.1 ms steps)".into(),
+        color: 5,
+        dashed: false,
+    }];
+    for (k, run) in runs.iter().enumerate() {
+        legend.push(LegendEntry {
+            label: format!("coupled, exchange every {} ms", number(run.step * 1e3)),
+            color: k,
+            dashed: true,
+        });
     }
-    Ok(())
+    Figure {
+        title: format!(
+            "ValveActuator + SlidingMass (Jacobi coupling) vs monolithic ValveCylinder, scenario '{scenario}'"
+        ),
+        legend,
+        columns: 2,
+        width: 1500,
+        row_height: 270,
+        panels,
+    }
 }

@@ -6,7 +6,8 @@
 //! ```
 //!
 //! It follows the runner protocol of `validation/python/harness/README.md`:
-//! reads `DIR/scenario.json`, the `.opt` options and the inputs file; loads
+//! reads `DIR/scenario.json`, the `.opt` options and the inputs file (with
+//! `validation::Scenario`, the one reader of the scenario layout); loads
 //! and instantiates the FMU for Co-Simulation; sets the scenario's parameters
 //! (FMI 3 structural parameters in Configuration Mode) and the inputs
 //! u(t_0) before leaving Initialization Mode; steps on the grid
@@ -20,13 +21,14 @@
 //! The last stdout line names the outcome. Messages the FMU logs go to
 //! stderr. Nothing here knows a model.
 
-use anyhow::{Context, Result, anyhow, bail, ensure};
+use anyhow::{Context, Result, anyhow, ensure};
 use clap::Parser;
 use model_description::{ParsedType, ParsedVariable};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 use validation::fmi_master::{FmiVersion, Fmu, LoadError, Slave, Value};
+use validation::{Interpolation, Options, Scenario, Trace};
 
 /// The master's name in the harness and in every line it prints.
 const MASTER: &str = "fmi-rs";
@@ -82,238 +84,12 @@ impl From<anyhow::Error> for Outcome {
     }
 }
 
-/// `scenario.json` `interpolation`: how inputs are sampled between rows of
-/// the inputs file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Interpolation {
-    /// The value of the last row at or before t.
-    Step,
-    /// Linear between that row and the next (Real inputs only).
-    Linear,
-}
-
-/// The `.opt` file: experiment start and stop (s) and relative tolerance.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Options {
-    start_time: f64,
-    stop_time: f64,
-    rel_tol: Option<f64>,
-}
-
-/// The inputs file: `time` then one column per FMU input (SI).
-#[derive(Debug, Clone, PartialEq)]
-struct InputTable {
-    names: Vec<String>,
-    time: Vec<f64>,
-    /// One column per name, aligned with `time`.
-    columns: Vec<Vec<f64>>,
-}
-
-/// What the runner reads from a scenario folder.
-#[derive(Debug)]
-struct Scenario {
-    /// `<Model>/<scenario>`.
-    key: String,
-    parameters: Vec<(String, serde_json::Value)>,
-    signals: Vec<String>,
-    interpolation: Interpolation,
-    options: Options,
-    inputs: InputTable,
-}
-
-/// Reads `Key, value` lines (blank lines and `#` comments skipped).
-fn parse_options(path: &Path) -> Result<Options> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut values = std::collections::BTreeMap::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (key, value) = line.split_once(',').unwrap_or((line, ""));
-        let value: f64 = value
-            .trim()
-            .parse()
-            .map_err(|_| anyhow!("{}: bad line {line:?}", path.display()))?;
-        values.insert(key.trim().to_string(), value);
-    }
-    let get = |key: &str| {
-        values
-            .get(key)
-            .copied()
-            .ok_or_else(|| anyhow!("{}: missing {key}", path.display()))
-    };
-    let options = Options {
-        start_time: get("StartTime")?,
-        stop_time: get("StopTime")?,
-        rel_tol: values.get("RelTol").copied(),
-    };
-    get("StepSize")?;
-    ensure!(
-        options.stop_time > options.start_time,
-        "{}: need StopTime > StartTime",
-        path.display()
-    );
-    Ok(options)
-}
-
-/// Reads a numeric CSV table (`true`/`false` read as 1/0, `#` lines skipped).
-fn read_inputs(path: &Path) -> Result<InputTable> {
-    let mut reader = csv::ReaderBuilder::new()
-        .comment(Some(b'#'))
-        .trim(csv::Trim::All)
-        .from_path(path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
-    let header: Vec<String> = reader.headers()?.iter().map(str::to_owned).collect();
-    ensure!(!header.is_empty(), "{}: no header", path.display());
-    let names = header[1..].to_vec();
-    let mut time = Vec::new();
-    let mut columns = vec![Vec::new(); names.len()];
-    for (row, record) in reader.records().enumerate() {
-        let record = record.with_context(|| format!("{}: row {}", path.display(), row + 2))?;
-        ensure!(
-            record.len() == header.len(),
-            "{}: row {} has {} values for {} columns",
-            path.display(),
-            row + 2,
-            record.len(),
-            header.len()
-        );
-        for (i, cell) in record.iter().enumerate() {
-            let value = match cell.to_ascii_lowercase().as_str() {
-                "true" => 1.0,
-                "false" => 0.0,
-                _ => cell.parse::<f64>().map_err(|_| {
-                    anyhow!(
-                        "{}: row {}: not a number: {cell:?}",
-                        path.display(),
-                        row + 2
-                    )
-                })?,
-            };
-            if i == 0 {
-                time.push(value);
-            } else {
-                columns[i - 1].push(value);
-            }
-        }
-    }
-    ensure!(
-        time.windows(2).all(|w| w[1] >= w[0]),
-        "{}: input times must be non-decreasing",
-        path.display()
-    );
-    ensure!(
-        names.is_empty() || !time.is_empty(),
-        "{}: no rows",
-        path.display()
-    );
-    Ok(InputTable {
-        names,
-        time,
-        columns,
-    })
-}
-
-impl InputTable {
-    /// Input `column` at time `t` by the harness's rule: the last row whose
-    /// time is <= t + 1e-9 H (of equal times, the later row); with `linear`,
-    /// interpolated towards the next row; before the first row the first
-    /// value, after the last row the last value.
-    fn sample(&self, column: usize, t: f64, step: f64, linear: bool) -> f64 {
-        let values = &self.columns[column];
-        let eps = 1e-9 * step;
-        let after = self.time.partition_point(|&ti| ti <= t + eps);
-        let Some(i) = after.checked_sub(1) else {
-            return values[0];
-        };
-        if i == self.time.len() - 1 || !linear || self.time[i] >= t - eps {
-            return values[i];
-        }
-        let w = (t - self.time[i]) / (self.time[i + 1] - self.time[i]);
-        values[i] + w * (values[i + 1] - values[i])
-    }
-}
-
-/// Reads `DIR/scenario.json` and the options and inputs files it names.
-fn read_scenario(dir: &Path) -> Result<Scenario> {
-    let spec_path = dir.join("scenario.json");
-    let text = std::fs::read_to_string(&spec_path)
-        .with_context(|| format!("cannot read {}", spec_path.display()))?;
-    let spec: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("cannot parse {}", spec_path.display()))?;
-    let spec = spec
-        .as_object()
-        .ok_or_else(|| anyhow!("{}: not a JSON object", spec_path.display()))?;
-    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let folder_name = |p: Option<&Path>| {
-        p.and_then(Path::file_name)
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    let parent_name = folder_name(absolute.parent());
-    let text_field = |key: &str, default: &str| -> Result<String> {
-        match spec.get(key) {
-            None => Ok(default.to_string()),
-            Some(serde_json::Value::String(s)) => Ok(s.clone()),
-            Some(other) => bail!(
-                "{}: {key} must be a string, not {other}",
-                spec_path.display()
-            ),
-        }
-    };
-    let model = text_field("model", &parent_name)?;
-    ensure!(
-        model == parent_name,
-        "{}: model {model:?} but the folder is {parent_name:?}",
-        spec_path.display()
-    );
-    let name = text_field("scenario", &folder_name(Some(&absolute)))?;
-    let interpolation = match text_field("interpolation", "step")?.as_str() {
-        "step" => Interpolation::Step,
-        "linear" => Interpolation::Linear,
-        other => bail!(
-            "{}: interpolation must be \"step\" or \"linear\", not {other:?}",
-            spec_path.display()
-        ),
-    };
-    let parameters = match spec.get("parameters") {
-        None => Vec::new(),
-        Some(serde_json::Value::Object(map)) => {
-            map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
-        }
-        Some(other) => bail!(
-            "{}: parameters must be an object, not {other}",
-            spec_path.display()
-        ),
-    };
-    let signals: Vec<String> = match spec.get("signals") {
-        Some(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
-        _ => Vec::new(),
-    };
-    ensure!(
-        !signals.is_empty(),
-        "{}: no signals to compare",
-        spec_path.display()
-    );
-    let options = parse_options(&dir.join(text_field("options", &format!("{model}_ref.opt"))?))?;
-    let inputs = read_inputs(&dir.join(text_field("inputs", &format!("{model}_in.csv"))?))?;
-    Ok(Scenario {
-        key: format!("{model}/{name}"),
-        parameters,
-        signals,
-        interpolation,
-        options,
-        inputs,
-    })
-}
-
 /// An input of the FMU fed from one column of the inputs file.
 struct Input {
     column: usize,
     variable: ParsedVariable,
-    linear: bool,
+    /// The scenario's interpolation for Real inputs, step for the others.
+    interpolation: Interpolation,
 }
 
 /// The recorded result: `time` then the scenario's signals.
@@ -374,15 +150,10 @@ impl Recorder {
 }
 
 /// Sets every input to u(t).
-fn set_inputs(
-    slave: &mut Slave,
-    inputs: &[Input],
-    table: &InputTable,
-    t: f64,
-    step: f64,
-) -> Result<()> {
+fn set_inputs(slave: &mut Slave, inputs: &[Input], table: &Trace, t: f64, step: f64) -> Result<()> {
     for input in inputs {
-        let u = table.sample(input.column, t, step, input.linear);
+        // The harness's rule: the last row at or before t + 1e-9 H.
+        let u = table.sample(input.column, t, 1e-9 * step, input.interpolation);
         let value = Value::from_f64(&input.variable, u)?;
         slave
             .set_value(input.variable.value_reference, value)
@@ -400,7 +171,7 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
     if !(h.is_finite() && h > 0.0) {
         return Err(anyhow!("--step {h}: the step size must be > 0").into());
     }
-    let scenario = read_scenario(&args.scenario).context("scenario unusable")?;
+    let scenario = Scenario::load(&args.scenario).context("scenario unusable")?;
     let expected = args.fmi_version.and_then(FmiVersion::from_major);
     let fmu = Fmu::load(&args.fmu, expected)?;
     for note in fmu.notes() {
@@ -410,7 +181,7 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
     // Scenario and FMU must agree on names before anything is instantiated.
     let inputs = scenario
         .inputs
-        .names
+        .names()
         .iter()
         .enumerate()
         .map(|(column, name)| {
@@ -419,8 +190,10 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
             })?;
             Ok(Input {
                 column,
-                linear: scenario.interpolation == Interpolation::Linear
-                    && variable.kind == ParsedType::Real,
+                interpolation: match variable.kind {
+                    ParsedType::Real => scenario.inputs.interpolation,
+                    _ => Interpolation::Step,
+                },
                 variable: variable.clone(),
             })
         })
@@ -436,8 +209,7 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
         })
         .collect::<Result<Vec<_>>>()?;
     let signals = scenario
-        .signals
-        .iter()
+        .signal_names()
         .map(|name| {
             let variable = fmu.variable(name).with_context(|| {
                 format!("signal `{name}` of scenario.json is not a variable of the FMU")
@@ -450,8 +222,9 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
             Ok(variable.clone())
         })
         .collect::<Result<Vec<_>>>()?;
-    recorder.header = std::iter::once("time".to_string())
-        .chain(scenario.signals.iter().cloned())
+    recorder.header = std::iter::once("time")
+        .chain(scenario.signal_names())
+        .map(str::to_owned)
         .collect();
 
     // The communication grid, each point computed from k.
@@ -459,6 +232,7 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
         start_time,
         stop_time,
         rel_tol,
+        ..
     } = scenario.options;
     let n = ((stop_time - start_time) / h).round();
     if !(1.0..1e9).contains(&n) {
@@ -479,7 +253,7 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
             |f| f.to_string_lossy().into()
         ),
         fmu.version(),
-        scenario.key
+        scenario.key()
     );
 
     let instance_name = fmu.description().model_name.clone();
@@ -488,12 +262,12 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
         .set_start_values(&parameters)
         .context("setting the scenario's parameters")?;
     slave.enter_initialization(rel_tol, start_time, Some(stop))?;
-    set_inputs(&mut slave, &inputs, &scenario.inputs, start_time, h)?;
+    set_inputs(&mut slave, &inputs, &scenario.inputs.trace, start_time, h)?;
     slave.exit_initialization()?;
     recorder.record(&mut slave, start_time, &signals)?;
     for k in 0..n {
         let t = t_at(k);
-        set_inputs(&mut slave, &inputs, &scenario.inputs, t, h)?;
+        set_inputs(&mut slave, &inputs, &scenario.inputs.trace, t, h)?;
         let report = slave.do_step(t, h)?;
         if report.terminate_simulation {
             return Err(anyhow!(
@@ -594,59 +368,6 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn table(time: &[f64], u: &[f64]) -> InputTable {
-        InputTable {
-            names: vec!["u".into()],
-            time: time.to_vec(),
-            columns: vec![u.to_vec()],
-        }
-    }
-
-    #[test]
-    fn inputs_follow_the_harness_sampling_rule() {
-        // A step at t = 1 (time appears twice), a ramp from 2 to 3.
-        let t = table(&[0.0, 1.0, 1.0, 2.0, 3.0], &[0.0, 0.0, 5.0, 5.0, 8.0]);
-        let h = 0.5;
-        assert_eq!(t.sample(0, -1.0, h, true), 0.0);
-        assert_eq!(t.sample(0, 0.5, h, true), 0.0);
-        // At the discontinuity the later row wins, also a hair before it.
-        assert_eq!(t.sample(0, 1.0, h, false), 5.0);
-        assert_eq!(t.sample(0, 1.0 - 1e-12, h, false), 5.0);
-        assert_eq!(t.sample(0, 2.5, h, false), 5.0);
-        assert_eq!(t.sample(0, 2.5, h, true), 6.5);
-        assert_eq!(t.sample(0, 9.0, h, true), 8.0);
-    }
-
-    #[test]
-    fn options_and_inputs_are_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let opt = dir.path().join("M_ref.opt");
-        std::fs::write(
-            &opt,
-            "# comment\nStartTime, 0.5\nStopTime, 2.0\nStepSize, 1e-3\nRelTol, 1e-6\n",
-        )
-        .unwrap();
-        assert_eq!(
-            parse_options(&opt).unwrap(),
-            Options {
-                start_time: 0.5,
-                stop_time: 2.0,
-                rel_tol: Some(1e-6)
-            }
-        );
-        std::fs::write(&opt, "StartTime, 0\nStopTime, 1\n").unwrap();
-        assert!(parse_options(&opt).is_err());
-
-        let csv = dir.path().join("M_in.csv");
-        std::fs::write(&csv, "time,u,on\n0.0,1.5,false\n# note\n1.0, 2.5 ,true\n").unwrap();
-        let t = read_inputs(&csv).unwrap();
-        assert_eq!(t.names, ["u", "on"]);
-        assert_eq!(t.time, [0.0, 1.0]);
-        assert_eq!(t.columns, [vec![1.5, 2.5], vec![0.0, 1.0]]);
-        std::fs::write(&csv, "time,u\n1.0,1\n0.0,2\n").unwrap();
-        assert!(read_inputs(&csv).is_err());
-    }
 
     #[test]
     fn results_are_written_exactly() {

@@ -1,22 +1,28 @@
 //! Frequency response of any FMU of the project, through the FMI 3 API: a
 //! sinusoid on one input around a settled operating point, the amplitude
 //! ratio and phase of chosen outputs per frequency, the resonances, a CSV
-//! and (with the project's Python venv) a PNG Bode plot.
+//! (the unit in every column header) and a PNG Bode plot (one magnitude
+//! panel per ratio unit: dB for a dimensionless ratio, the ratio in display
+//! units on a log axis for a dimensional one).
 //!
 //! Every frequency starts from the same settled operating point: the tool
 //! settles the FMU once, takes an FMU state snapshot, and restores it before
 //! each frequency instead of re-initialising.
 //!
-//! Example (seed 004's sweep of the H-form hose):
+//! Example (the sweep of the H-form hose in the model description):
 //! `cargo run --release -p validation --bin freq-response -- --fmu dist/fmi3/HoseH.fmu
-//!  --input p2 --output p1 --output Q2 --amplitude 3e5 --set n=1 --fmin 2 --fmax 150 --points 300`
+//!  --input p2 --output p1 --output Q2 --amplitude 3e5 --set n=7 --fmin 2 --fmax 150 --points 300`
 
 use anyhow::{Result, bail};
 use clap::Parser;
 use std::path::PathBuf;
 use validation::fmu3::Fmu3;
-use validation::freq::{SweepOptions, frequencies, resonances, sweep, write_csv};
+use validation::freq::{
+    Channel, RatioUnits, SweepOptions, bode_figure, frequencies, resonances, sweep, write_csv,
+};
+use validation::plot::draw_png;
 use validation::repo_root;
+use validation::units::{DisplayUnit, number};
 
 /// Frequency response of an FMU input -> outputs, with resonances and a Bode plot.
 #[derive(Parser, Debug)]
@@ -120,67 +126,94 @@ fn main() -> Result<()> {
         rtol: args.rtol,
     };
     let r = sweep(&fmu, &opts, true)?;
+    let input = Channel::of(&fmu, &args.input);
+    let outputs: Vec<Channel> = args.outputs.iter().map(|o| Channel::of(&fmu, o)).collect();
+    let settings = if args.settings.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({})",
+            args.settings
+                .iter()
+                .map(|(n, v)| format!(
+                    "{n} = {}",
+                    DisplayUnit::of(&fmu.description, n).show_both(*v)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     println!(
-        "{}: {} -> {} around {} = {:e}, amplitude {:e}; operating point {}",
+        "{}{settings}: input {} = {} + {} sin(2 pi f t)",
         fmu.description.model_name,
-        args.input,
-        args.outputs.join(", "),
-        args.input,
-        r.u0,
-        args.amplitude,
-        args.outputs
+        input.name,
+        input.unit.show_both(r.u0),
+        input.unit.show_delta_both(args.amplitude),
+    );
+    println!(
+        "operating point: {}",
+        outputs
             .iter()
             .zip(&r.y0)
-            .map(|(n, v)| format!("{n} = {v:e}"))
+            .map(|(o, v)| format!("{} = {}", o.name, o.unit.show_both(*v)))
             .collect::<Vec<_>>()
             .join(", ")
     );
     let out = abs(&args.out);
     let csv_path = out.with_extension("csv");
-    write_csv(&csv_path, &args.outputs, &r.points)?;
+    write_csv(&csv_path, &input, &outputs, &r.points)?;
     println!(
-        "{} frequencies in {:.2} s ({} communication steps) -> {}",
+        "{} frequencies from {} to {} Hz in {:.2} s ({} communication steps)",
         r.points.len(),
+        args.fmin,
+        args.fmax,
         r.wall,
         r.total_steps,
-        csv_path.display()
     );
-    for (i, o) in args.outputs.iter().enumerate() {
+    println!("resonances (peak ratio max|y - y0| / A, and the output amplitude it means):");
+    for (i, o) in outputs.iter().enumerate() {
         let found = resonances(&r.points, i);
         if found.is_empty() {
             println!(
-                "  {o}: no resonance peak in {}..{} Hz",
-                args.fmin, args.fmax
+                "  {}: no resonance peak in {}..{} Hz",
+                o.name, args.fmin, args.fmax
             );
         }
-        for (f, db) in found {
-            println!("  {o}: resonance at {f:.2} Hz, peak ratio {db:.2} dB");
+        let units = RatioUnits::of(o, &input);
+        for (f, peak_db) in found {
+            let ratio = 10f64.powf(peak_db / 20.0);
+            let ratio_text = match (&units.si, &units.display) {
+                (None, _) => format!("{} ({peak_db:.2} dB)", number(ratio)),
+                (Some(si), display) => format!(
+                    "{} {} ({ratio:.4e} {si}, {peak_db:.2} {})",
+                    number(ratio * units.display_factor),
+                    display.as_deref().unwrap_or(si),
+                    units.db_label()
+                ),
+            };
+            println!(
+                "  {}: resonance at {f:.2} Hz, peak ratio {ratio_text}: ±{} for ±{}",
+                o.name,
+                o.unit.show_delta(ratio * args.amplitude),
+                input.unit.show_delta(args.amplitude),
+            );
         }
     }
+    println!("-> {}", csv_path.display());
     if !args.no_plot {
-        let python = root.join("target/venv/bin/python");
-        let script = root.join("validation/python/plot_bode.py");
         let png = out.with_extension("png");
-        if python.exists() {
-            let title = format!(
-                "{}: {} -> {}",
-                fmu.description.model_name,
-                args.input,
-                args.outputs.join(", ")
-            );
-            let status = std::process::Command::new(python)
-                .arg(script)
-                .arg(&csv_path)
-                .arg(&png)
-                .arg(title)
-                .status()?;
-            if status.success() {
-                println!("Bode plot -> {}", png.display());
-            } else {
-                eprintln!("warning: the Bode plot failed ({status})");
-            }
-        } else {
-            eprintln!("note: no target/venv: PNG skipped (run tests/run-all.sh once to create it)");
+        let title = format!(
+            "{}{settings}: response of {} to {} = {} + {} sin(2 pi f t)",
+            fmu.description.model_name,
+            args.outputs.join(", "),
+            input.name,
+            input.unit.show(r.u0),
+            input.unit.show_delta(args.amplitude),
+        );
+        let figure = bode_figure(&title, &input, &outputs, &r.points, args.log);
+        match draw_png(&figure, &png) {
+            Ok(()) => println!("-> {}", png.display()),
+            Err(e) => eprintln!("note: no Bode plot ({e:#})"),
         }
     }
     Ok(())
