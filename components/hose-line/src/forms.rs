@@ -1,6 +1,6 @@
 //! The four forms' tables: each form's inputs and outputs are the two ends'
-//! pressures and flows in its causality; the segment count and the hose
-//! parameters are shared.
+//! pressures and flows in its causality; the hose parameters, with the
+//! segment count, are one shared group.
 
 use crate::model::{Ends, FormTable, HoseG, HoseH, HoseY, HoseZ};
 use crate::network::Boundary;
@@ -30,11 +30,7 @@ pub mod h {
             /// Outflow at the outlet
             Q2: ["m3/s" => "L/min"];
         }
-        parameters Params {
-            /// Number of lumped segments (structural; 1..14: the resistance
-            /// correction kr vanishes at 15)
-            n: int structural = 1, min 1, max 14;
-        }
+        parameters Params {}
         groups {
             /// The hose
             hose: HoseParams,
@@ -51,9 +47,6 @@ pub mod h {
         }
         fn read_outputs(ends: &Ends, out: &mut Outputs) {
             (out.p1, out.Q2) = (ends.p1, ends.q2);
-        }
-        fn segments(p: &Params) -> i32 {
-            p.n
         }
         fn hose(p: &Params) -> &HoseParams {
             &p.hose
@@ -85,11 +78,7 @@ pub mod g {
             /// Outlet pressure
             p2: ["Pa" => "bar"];
         }
-        parameters Params {
-            /// Number of lumped segments (structural; 1..14: the resistance
-            /// correction kr vanishes at 15)
-            n: int structural = 1, min 1, max 14;
-        }
+        parameters Params {}
         groups {
             /// The hose
             hose: HoseParams,
@@ -106,9 +95,6 @@ pub mod g {
         }
         fn read_outputs(ends: &Ends, out: &mut Outputs) {
             (out.Q1, out.p2) = (ends.q1, ends.p2);
-        }
-        fn segments(p: &Params) -> i32 {
-            p.n
         }
         fn hose(p: &Params) -> &HoseParams {
             &p.hose
@@ -140,11 +126,7 @@ pub mod y {
             /// Outflow at the outlet
             Q2: ["m3/s" => "L/min"];
         }
-        parameters Params {
-            /// Number of lumped segments (structural; 1..14: the resistance
-            /// correction kr vanishes at 15)
-            n: int structural = 1, min 1, max 14;
-        }
+        parameters Params {}
         groups {
             /// The hose
             hose: HoseParams,
@@ -161,9 +143,6 @@ pub mod y {
         }
         fn read_outputs(ends: &Ends, out: &mut Outputs) {
             (out.Q1, out.Q2) = (ends.q1, ends.q2);
-        }
-        fn segments(p: &Params) -> i32 {
-            p.n
         }
         fn hose(p: &Params) -> &HoseParams {
             &p.hose
@@ -196,9 +175,6 @@ pub mod z {
             p2: ["Pa" => "bar"];
         }
         parameters Params {
-            /// Number of lumped segments (structural; 1..14: the resistance
-            /// correction kr vanishes at 15)
-            n: int structural = 1, min 1, max 14;
             /// Initial outlet pressure (form Z integrates both end
             /// pressures: their level is free)
             p_level: real ["Pa" => "bar"] = 1e7, min 0.0;
@@ -219,9 +195,6 @@ pub mod z {
         }
         fn read_outputs(ends: &Ends, out: &mut Outputs) {
             (out.p1, out.p2) = (ends.p1, ends.p2);
-        }
-        fn segments(p: &Params) -> i32 {
-            p.n
         }
         fn hose(p: &Params) -> &HoseParams {
             &p.hose

@@ -56,15 +56,12 @@ pub struct Ends {
 }
 
 /// What a form's table gives the generic model: the boundary its inputs
-/// set, the outputs it reads from the line's ends, its segment count and
-/// hose parameters.
+/// set, the outputs it reads from the line's ends, its hose parameters.
 pub trait FormTable: Table {
     /// The boundary values the inputs set.
     fn boundary(u: &Self::Inputs) -> Boundary;
     /// The outputs, from the line's ends.
     fn read_outputs(ends: &Ends, out: &mut Self::Outputs);
-    /// The segment count.
-    fn segments(p: &Self::Params) -> i32;
     /// The hose parameters.
     fn hose(p: &Self::Params) -> &HoseParams;
     /// The initial outlet pressure (form Z, whose pressure level is free).
@@ -127,7 +124,7 @@ where
     HoseModel<FORM>: FormTable,
 {
     fn configure(p: &Self::Params, _context: &Context) -> Result<Self, String> {
-        let n = Self::segments(p);
+        let n = Self::hose(p).n;
         if !(1..=MAX_SEGMENTS as i32).contains(&n) {
             return Err(format!("n = {n} is outside 1..{MAX_SEGMENTS}"));
         }

@@ -5,8 +5,11 @@
 use hydraulics::hose::{HoseParameters, WallSlope};
 
 fmu_core::parameters! {
-    /// The hose, its wall and its oil (H1-H6).
+    /// The hose, its wall and its oil (H1-H6), and its number of segments.
     pub struct HoseParams {
+        /// Number of lumped segments (structural; 1..14: the resistance
+        /// correction kr vanishes at 15)
+        n: int structural = 1, min 1, max 14;
         /// Hose length
         L_hose: real ["m" => "mm"] = 2.0, above 0.0;
         /// Inner diameter
