@@ -68,6 +68,8 @@ from pathlib import Path
 
 import numpy as np
 import reference_common
+import element_laws
+from element_laws import orifice_law, orifice_law_slope  # V2 = E2
 from reference_common import add_check_arguments, agrees_to_card, csv_text, write_or_compare
 from scipy.integrate import solve_ivp
 
@@ -210,27 +212,10 @@ SCENARIOS = {
 # --------------------------------------------------------------------------
 
 
-def orifice_law(dp: float, p_tr: float) -> float:
-    """(V2 = E2) regularised orifice law f(dp) (flow / coefficient), Pa^0.5.
-
-    |dp| >= p_tr: sign(dp) sqrt(|dp|); |dp| < p_tr:
-    5/(4 sqrt(p_tr)) dp - dp^3/(4 p_tr^2.5) (value and slope continuous).
-    """
-    if abs(dp) >= p_tr:
-        return math.copysign(math.sqrt(abs(dp)), dp)
-    return 1.25 / math.sqrt(p_tr) * dp - dp**3 / (4.0 * p_tr**2.5)
-
-
-def orifice_law_slope(dp: float, p_tr: float) -> float:
-    """df/d(dp) of E2, Pa^-0.5."""
-    if abs(dp) >= p_tr:
-        return 0.5 / math.sqrt(abs(dp))
-    return 1.25 / math.sqrt(p_tr) - 0.75 * dp * dp / p_tr**2.5
-
-
 def bulk_modulus(p: float, par: dict) -> float:
-    """(V2 = E4) B(p) = a1 Emax log10(a2 max(p, 0)/pmax + a3), Pa."""
-    return par["a1"] * par["Emax"] * math.log10(par["a2"] * max(p, 0.0) / par["pmax"] + par["a3"])
+    """(V2 = E4) B(p) = a1 Emax log10(a2 max(p, 0)/pmax + a3), Pa
+    (element_laws; the branch-locked form is _bulk)."""
+    return element_laws.bulk_modulus(p, par["a1"], par["Emax"], par["a2"], par["pmax"], par["a3"])
 
 
 def valve_opening(us: float, ud: float) -> float:
