@@ -2,14 +2,19 @@
 validation scenarios are, the error metrics, FMPy log capture and a thin
 wrapper over FMPy's low-level FMI 2 / FMI 3 Co-Simulation classes.
 
+The scenarios (``scenario.json`` and the Cross-Check files beside it) are
+read by the validation harness's own reader (``harness.scenario``,
+``harness.tables``), and the error figures come from ``harness.metrics``:
+one definition of each for the harness and these tests.
+
 Everything here is test support; the tests themselves live in ``test_*.py``.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
+import sys
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +40,13 @@ from ctypes import byref
 # --------------------------------------------------------------------------
 
 REPO = Path(__file__).resolve().parents[2]
+if str(REPO / "validation" / "python") not in sys.path:
+    sys.path.insert(0, str(REPO / "validation" / "python"))
+
+from harness.metrics import relative_rms_percent  # noqa: E402
+from harness.scenario import Scenario, discover  # noqa: E402
+from harness.tables import Table, read_table  # noqa: E402
+
 #: Packaged FMUs (build-fmu output); FMU_DIST_DIR points the suite elsewhere.
 DIST = Path(os.environ.get("FMU_DIST_DIR") or REPO / "dist").resolve()
 SCENARIO_ROOT = REPO / "validation" / "scenarios"
@@ -85,67 +97,20 @@ def extracted(model: str, version: int, tmp_root: Path) -> Path:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Scenario:
-    """One validation scenario folder: inputs, reference, options, bounds."""
-
-    model: str
-    name: str
-    folder: Path
-    parameters: dict[str, Any]
-    #: signal name -> {"rel_rms_percent": float, "max_abs": float}
-    signals: dict[str, dict[str, float]]
-    reference: Path
-    inputs: Path | None
-    start_time: float
-    stop_time: float
-    reference_step: float
-    tolerance: float | None
-
-
-def read_options(path: Path) -> dict[str, float]:
-    """Reads a cross-check ``_ref.opt`` file (``Key, value`` per line)."""
-    options = {}
-    for line in path.read_text().splitlines():
-        if "," in line:
-            key, value = line.split(",", 1)
-            options[key.strip()] = float(value)
-    return options
-
-
 def discover_scenarios(model: str) -> list[Scenario]:
-    """Every folder under validation/scenarios/<model>/ with a scenario.json."""
-    root = SCENARIO_ROOT / model
-    if not root.is_dir():
-        return []
-    scenarios = []
-    for folder in sorted(p for p in root.iterdir() if (p / "scenario.json").is_file()):
-        spec = json.loads((folder / "scenario.json").read_text())
-        name_model = spec.get("model", model)
-        options = read_options(folder / spec.get("options", f"{name_model}_ref.opt"))
-        inputs = folder / spec.get("inputs", f"{name_model}_in.csv")
-        scenarios.append(
-            Scenario(
-                model=name_model,
-                name=spec.get("scenario", folder.name),
-                folder=folder,
-                parameters=dict(spec.get("parameters", {})),
-                signals={k: dict(v) for k, v in spec["signals"].items()},
-                reference=folder / spec.get("reference", f"{name_model}_ref.csv"),
-                inputs=inputs if inputs.is_file() else None,
-                start_time=options.get("StartTime", 0.0),
-                stop_time=options["StopTime"],
-                reference_step=options["StepSize"],
-                tolerance=options.get("RelTol"),
-            )
-        )
-    return scenarios
+    """Every scenario folder of ``model`` under validation/scenarios/, read by
+    the harness's reader; a folder it cannot read fails the calling test."""
+    scenarios, problems = discover(SCENARIO_ROOT)
+    problems = [p for p in problems if f"/{model}/" in p]
+    if problems:
+        raise AssertionError("unreadable scenario folder(s):\n" + "\n".join(problems))
+    return [s for s in scenarios if s.model == model]
 
 
-def read_csv(path: Path) -> np.ndarray:
-    """A CSV with a header row as a 1-D structured array of float columns."""
-    data = np.genfromtxt(path, delimiter=",", names=True, dtype=float, deletechars="", autostrip=True)
-    return np.atleast_1d(data)
+def fmpy_input(table: Table) -> np.ndarray:
+    """A Cross-Check table as the structured array FMPy's ``simulate_fmu``
+    takes for ``input`` (field ``time`` first, then one per input)."""
+    return np.rec.fromarrays(table.values.T, names=table.columns)
 
 
 # --------------------------------------------------------------------------
@@ -181,12 +146,10 @@ def on_grid_matches(ref_time: np.ndarray, sim_time: np.ndarray, step: float, sta
 
 
 def signal_error(reference: np.ndarray, simulated: np.ndarray) -> SignalError:
-    """Relative RMS error (RMS of the difference over mean |reference|, in %)
-    and maximum absolute error."""
+    """Relative RMS error (RMS of the difference over mean |reference|, in %,
+    as the harness computes it) and maximum absolute error."""
     diff = simulated - reference
-    mean_abs_ref = float(np.mean(np.abs(reference)))
-    rms = float(np.sqrt(np.mean(diff**2)))
-    rel = 100.0 * rms / mean_abs_ref if mean_abs_ref > 0 else (0.0 if rms == 0 else math.inf)
+    rel = relative_rms_percent(diff, reference)
     max_abs = float(np.max(np.abs(diff))) if diff.size else math.nan
     if not np.all(np.isfinite(simulated)):
         rel = max_abs = math.nan

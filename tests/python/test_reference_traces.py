@@ -19,8 +19,8 @@ from fmu_harness import (
     LogCapture,
     Scenario,
     discover_scenarios,
+    fmpy_input,
     on_grid_matches,
-    read_csv,
     require_fmu,
     signal_error,
 )
@@ -43,31 +43,29 @@ def test_scenarios_are_found():
         found = [s for s in SCENARIOS if s.model == model]
         assert found, f"no scenario folder with a scenario.json under {SCENARIO_ROOT / model}"
         for s in found:
-            assert s.reference.is_file(), f"{s.folder}: reference {s.reference.name} missing"
-            assert s.signals, f"{s.folder}: scenario.json lists no signals"
-            columns = read_csv(s.reference).dtype.names
+            # the harness's reader already refused missing files, signals or bounds
+            columns = s.reference().columns
             missing = [name for name in s.signals if name not in columns]
-            assert not missing, f"{s.reference}: no column for {missing}"
-            for name, bound in s.signals.items():
-                assert {"rel_rms_percent", "max_abs"} <= bound.keys(), f"{s.folder}: bounds of {name} incomplete"
+            assert not missing, f"{s.reference_file}: no column for {missing}"
 
 
 @pytest.mark.parametrize(("scenario", "version", "step"), CASES)
 def test_reference_trace(scenario: Scenario, version: int, step: float, report):
     fmu = require_fmu(scenario.model, version)
-    reference = read_csv(scenario.reference)
-    inputs = read_csv(scenario.inputs) if scenario.inputs is not None else None
+    reference = scenario.reference()
+    inputs = fmpy_input(scenario.inputs())
     signals = list(scenario.signals)
+    options = scenario.options
 
     with LogCapture(scenario.model) as log:
         try:
             result = simulate_fmu(
                 str(fmu),
                 fmi_type="CoSimulation",
-                start_time=scenario.start_time,
-                stop_time=scenario.stop_time,
+                start_time=options.start_time,
+                stop_time=options.stop_time,
                 output_interval=step,
-                relative_tolerance=scenario.tolerance,
+                relative_tolerance=options.rel_tol,
                 start_values=scenario.parameters,
                 input=inputs,
                 output=signals,
@@ -77,27 +75,28 @@ def test_reference_trace(scenario: Scenario, version: int, step: float, report):
             pytest.fail(f"simulate_fmu stopped: {error}\nFMU log:\n{log.text()}", pytrace=False)
 
     sim_time = result["time"]
-    assert math.isclose(sim_time[-1], scenario.stop_time, rel_tol=1e-9), (
-        f"the run ended at {sim_time[-1]} s instead of {scenario.stop_time} s\nFMU log:\n{log.text()}"
+    assert math.isclose(sim_time[-1], options.stop_time, rel_tol=1e-9), (
+        f"the run ended at {sim_time[-1]} s instead of {options.stop_time} s\nFMU log:\n{log.text()}"
     )
-    ref_idx, sim_idx = on_grid_matches(reference["time"], sim_time, step, scenario.start_time)
-    expected_points = int(round((scenario.stop_time - scenario.start_time) / max(step, scenario.reference_step))) + 1
+    ref_idx, sim_idx = on_grid_matches(reference.time, sim_time, step, options.start_time)
+    expected_points = int(round((options.stop_time - options.start_time) / max(step, options.step_size))) + 1
     assert len(ref_idx) == expected_points, f"{len(ref_idx)} reference times on the {step} s grid, expected {expected_points}"
 
     failures = []
     for name in signals:
-        err = signal_error(reference[name][ref_idx], result[name][sim_idx])
+        expected = reference.column(name)[ref_idx]
+        err = signal_error(expected, result[name][sim_idx])
         bound = scenario.signals[name]
         figure = TraceFigure(
             scenario.model, scenario.name, version, step, name,
-            err.rel_rms_percent, bound["rel_rms_percent"], err.max_abs, bound["max_abs"], err.points,
+            err.rel_rms_percent, bound.rel_rms_percent, err.max_abs, bound.max_abs, err.points,
         )
         report.traces.append(figure)
         if not figure.ok:
-            worst = int(np.nanargmax(np.abs(result[name][sim_idx] - reference[name][ref_idx])))
+            worst = int(np.nanargmax(np.abs(result[name][sim_idx] - expected)))
             failures.append(
-                f"{name}: rel RMS {err.rel_rms_percent:.4g} % (bound {bound['rel_rms_percent']} %), "
-                f"max |err| {err.max_abs:.4g} (bound {bound['max_abs']:g}) "
-                f"at t = {reference['time'][ref_idx][worst]} s"
+                f"{name}: rel RMS {err.rel_rms_percent:.4g} % (bound {bound.rel_rms_percent} %), "
+                f"max |err| {err.max_abs:.4g} (bound {bound.max_abs:g}) "
+                f"at t = {reference.time[ref_idx][worst]} s"
             )
     assert not failures, "\n".join(failures) + f"\nFMU log:\n{log.text()}"

@@ -45,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     refs = sub.add_parser("references", help="regenerate every reference with its script and say which files changed")
     refs.add_argument("--scenarios", type=Path, default=DEFAULT_SCENARIOS, help="root of the scenario folders (default: %(default)s)")
     refs.add_argument("--check", action="store_true", help="only recompute and compare; write nothing (a recomputed "
-                      "trace may move by 1e-6 of a signal's scale, a second solver's trace by 1e-4: other machines "
-                      "round differently)")
+                      "trace may move by 1e-6 RMS and 1e-4 at most of a signal's scale, a second solver's trace by "
+                      "100 times that: other machines round differently)")
     refs.add_argument("--exact", action="store_true", help="with --check: every file must be byte-identical (a rerun "
                       "on the machine that wrote the files)")
     refs.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the scripts' logs go (default: %(default)s)")

@@ -1,5 +1,7 @@
 """What the runners need from an FMU's ``modelDescription.xml``: its FMI
-version and each variable's name, value reference, causality and type.
+version and each variable's name, value reference, causality and type; and
+what the report needs: each variable's unit and display unit with the
+display unit's conversion (``UnitDefinitions``).
 
 Read straight from the archive with the standard library, so that a master's
 own parser (which may reject the FMU) is not involved.
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import zipfile
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # Type names of FMI 2 (child element of ScalarVariable) and FMI 3 (element name).
@@ -31,6 +33,8 @@ class Variable:
     causality: str
     variability: str
     type: str  # FMI type name as written in the XML (Real, Float64, Boolean, ...)
+    unit: str = ""  # SI unit as declared ("Pa", "m3/s", ...), "" when none
+    display_unit: str = ""  # display unit as declared ("bar", "L/min", ...), "" when none
 
     @property
     def kind(self) -> str:
@@ -59,12 +63,37 @@ class Variable:
         return str(value)
 
 
+@dataclass(frozen=True)
+class DisplayScale:
+    """How to show a variable: ``shown = factor * SI value + offset`` in
+    ``label`` (FMI's DisplayUnit conversion; a difference of two values
+    scales by ``factor`` alone)."""
+
+    label: str
+    factor: float = 1.0
+    offset: float = 0.0
+
+
 @dataclass
 class FmuInfo:
     fmi_version: str  # "2.0", "3.0", ...
     model_name: str
     token: str  # FMI 2 guid / FMI 3 instantiationToken
     variables: dict[str, Variable]
+    # UnitDefinitions: unit name -> display unit name -> (factor, offset)
+    display_units: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
+
+    def display_scale(self, name: str) -> DisplayScale:
+        """The display unit of variable ``name`` with its conversion from SI;
+        the SI unit itself when the variable declares no display unit (or an
+        unknown one); ``"1"`` for a variable without unit or not in the FMU."""
+        var = self.variables.get(name)
+        if var is None or not var.unit:
+            return DisplayScale("1")
+        conversion = self.display_units.get(var.unit, {}).get(var.display_unit)
+        if var.display_unit and conversion is not None:
+            return DisplayScale(var.display_unit, *conversion)
+        return DisplayScale(var.unit)
 
     @property
     def major(self) -> int:
@@ -90,6 +119,14 @@ def read_fmu_info(fmu: Path) -> FmuInfo:
         raise FmuInfoError(f"{fmu}: modelDescription.xml is not well-formed XML ({err})") from None
     version = root.get("fmiVersion", "")
     token = root.get("guid") or root.get("instantiationToken") or ""
+    display_units: dict[str, dict[str, tuple[float, float]]] = {}
+    definitions = root.find("UnitDefinitions")
+    if definitions is not None:
+        for unit in definitions.findall("Unit"):
+            display_units[unit.get("name", "")] = {
+                d.get("name", ""): (float(d.get("factor", "1")), float(d.get("offset", "0")))
+                for d in unit.findall("DisplayUnit")
+            }
     variables = {}
     model_variables = root.find("ModelVariables")
     if model_variables is not None:
@@ -97,8 +134,10 @@ def read_fmu_info(fmu: Path) -> FmuInfo:
             if element.tag == "ScalarVariable":  # FMI 1/2
                 typed = next((child for child in element if child.tag in REAL_TYPES | INTEGER_TYPES | BOOLEAN_TYPES | STRING_TYPES), None)
                 type_name = typed.tag if typed is not None else "other"
+                attributes = typed if typed is not None else element
             elif element.tag in FMI3_VARIABLE_TAGS:  # FMI 3
                 type_name = element.tag
+                attributes = element
             else:
                 continue
             name = element.get("name")
@@ -108,5 +147,7 @@ def read_fmu_info(fmu: Path) -> FmuInfo:
                 causality=element.get("causality", "local"),
                 variability=element.get("variability", "continuous"),
                 type=type_name,
+                unit=attributes.get("unit", ""),
+                display_unit=attributes.get("displayUnit", ""),
             )
-    return FmuInfo(version, root.get("modelName", ""), token, variables)
+    return FmuInfo(version, root.get("modelName", ""), token, variables, display_units)

@@ -3,7 +3,9 @@ verdict tables and PNG plots, rebuilt from the verdict files under ``--out``.
 
 Per model, scenario and step size, one plot per signal: the reference and
 every master's trace (top) and each master's error, result minus reference at
-the common time points, with the max-abs bound (bottom).
+the common time points, with the max-abs bound (bottom). Both panels are in
+the signal's display unit from the FMU's model description (bar for Pa, mm
+for m, L/min for m3/s, ...); the verdict tables keep SI.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
+from harness.fmu_info import DisplayScale, FmuInfoError, read_fmu_info
 from harness.records import FAILING, NOT_SUPPORTED, PASSED, VERDICTS, load_records
 from harness.scenario import ScenarioError, load_scenario
 from harness.tables import read_table
@@ -141,6 +144,18 @@ def _analytic_text(record: dict) -> str:
     return f"{ok}/{len(checks)} ok" if ok == len(checks) else f"**{ok}/{len(checks)} ok**"
 
 
+def display_scales(records: list[dict], signals) -> dict[str, DisplayScale]:
+    """Each signal's display unit, from the model description of the first
+    readable FMU the records ran; SI (factor 1) when none is readable."""
+    for record in records:
+        try:
+            info = read_fmu_info(Path(record["fmu"]))
+        except (FmuInfoError, KeyError, TypeError):
+            continue
+        return {s: info.display_scale(s) for s in signals}
+    return {s: DisplayScale("SI") for s in signals}
+
+
 def plot_scenario(runs: list[dict], out: Path) -> dict[tuple, list[tuple[str, str]]]:
     """Plots per (model, scenario, step) and signal; returns their relative paths."""
     import matplotlib
@@ -174,37 +189,42 @@ def plot_scenario(runs: list[dict], out: Path) -> dict[tuple, list[tuple[str, st
         folder = out / "plots" / model / scenario_name / f"{step:g}"
         folder.mkdir(parents=True, exist_ok=True)
         items = []
+        scales = display_scales(records, scenario.signals)
         for signal, bounds in scenario.signals.items():
             if not reference.has(signal):
                 continue
+            unit = scales[signal]
+            # values shown as factor * SI + offset, errors and the bound as factor * SI
+            bound = unit.factor * bounds.max_abs
             fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 6.5), sharex=True,
                                               gridspec_kw={"height_ratios": [3, 2]})
             # fixed layout and legends outside the axes: "best" placement and
             # tight_layout cost more than the drawing with long traces
             fig.subplots_adjust(left=0.09, right=0.76, top=0.94, bottom=0.08, hspace=0.08)
-            top.plot(reference.time, reference.column(signal), color="black", linewidth=3, alpha=0.35, label="reference")
+            top.plot(reference.time, unit.factor * reference.column(signal) + unit.offset, color="black",
+                     linewidth=3, alpha=0.35, label="reference")
             for label, table in traces:
                 if not table.has(signal):
                     continue
-                top.plot(table.time, table.column(signal), linewidth=1, label=label)
+                top.plot(table.time, unit.factor * table.column(signal) + unit.offset, linewidth=1, label=label)
                 i_res, i_ref = common_points(table.time, reference.time)
                 if len(i_ref):
                     error = table.column(signal)[i_res] - reference.column(signal)[i_ref]
-                    bottom.plot(reference.time[i_ref], error, linewidth=1, label=label)
+                    bottom.plot(reference.time[i_ref], unit.factor * error, linewidth=1, label=label)
             largest = max((float(np.nanmax(np.abs(line.get_ydata()))) for line in bottom.get_lines()
                            if np.any(np.isfinite(line.get_ydata()))), default=0.0)
-            if largest >= 0.05 * bounds.max_abs:
+            if largest >= 0.05 * bound:
                 for sign in (1, -1):
-                    bottom.axhline(sign * bounds.max_abs, color="red", linestyle="--", linewidth=1,
+                    bottom.axhline(sign * bound, color="red", linestyle="--", linewidth=1,
                                    label="max abs bound" if sign > 0 else None)
             else:
-                bottom.text(0.01, 0.95, f"max abs bound ±{bounds.max_abs:g} (off scale)", transform=bottom.transAxes,
-                            fontsize=8, color="red", verticalalignment="top")
-            top.set_ylabel(f"{signal} (SI)")
+                bottom.text(0.01, 0.95, f"max abs bound ±{bound:.3g} {unit.label} (off scale)",
+                            transform=bottom.transAxes, fontsize=8, color="red", verticalalignment="top")
+            top.set_ylabel(f"{signal} ({unit.label})")
             top.set_title(f"{model}/{scenario_name}: {signal}, communication step {step:g} s")
             top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
             top.grid(True, alpha=0.3)
-            bottom.set_ylabel(f"{signal} - reference")
+            bottom.set_ylabel(f"{signal} - reference ({unit.label})")
             bottom.set_xlabel("time (s)")
             bottom.grid(True, alpha=0.3)
             bottom.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))

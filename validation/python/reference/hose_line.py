@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import reference_common
-from reference_common import add_check_arguments, agrees_to_card, check_limit, csv_text, fmt, parse_csv
+from reference_common import add_check_arguments, agrees_to_card, csv_text, fmt, judge_change, parse_csv
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 from scipy.optimize import minimize_scalar
@@ -1512,9 +1512,10 @@ def json_close(a, b, rel=1e-6, path="") -> list[str]:
 def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict | None = None,
                  exact: bool = False) -> None:
     """--check: compare a recomputed file with the committed one. A CSV
-    column may move by reference_common.check_limit() of its mean deviation
-    from the operating point (the scale of the bounds), a JSON number by
-    1e-6 relative (CHECK_IGNORED_KEYS not at all); ``exact``: byte for byte."""
+    column may move within reference_common.judge_change()'s limits of its
+    mean deviation from the operating point (the scale of the bounds), a
+    JSON number by 1e-6 relative (CHECK_IGNORED_KEYS not at all); ``exact``:
+    byte for byte."""
     if not path.exists():
         checks.add(label, False, "CHANGED: missing on disk")
         return
@@ -1536,16 +1537,9 @@ def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict
         if h_new != h_old or v_new.shape != v_old.shape:
             checks.add(label, False, "CHANGED: columns or row count differ")
             return
-        worst, where = 0.0, ""
-        for j, col in enumerate(h_new):
-            scale = scales.get(col, 1.0) if col != "time" else 1.0
-            change = float(np.max(np.abs(v_new[:, j] - v_old[:, j]))) / scale
-            if change > worst:
-                worst, where = change, col
-        limit = check_limit(path.name)
-        ok = worst <= limit
-        checks.add(label, ok, ("unchanged within tolerance" if ok else "CHANGED")
-                   + f" (largest change in {where}: {worst:.2e} of its mean |deviation|, limit {limit:g})")
+        scale = [scales.get(col, 1.0) if col != "time" else 1.0 for col in h_new]
+        ok, detail = judge_change(path.name, h_new, v_old, v_new, np.array(scale), "mean |deviation|")
+        checks.add(label, ok, ("unchanged within tolerance" if ok else "CHANGED") + f" ({detail})")
         return
     checks.add(label, False, "CHANGED (text differs)")
 

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import element_laws
+from element_laws import orifice_coefficient, orifice_law, orifice_law_slope  # E1, E2
 from reference_common import Checks, add_check_arguments, agrees_to_card, csv_text, write_or_compare
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
@@ -128,29 +130,6 @@ CARD_ERRATA = {
 # --------------------------------------------------------------------------
 
 
-def orifice_coefficient(cd: float, rho: float, d: float) -> float:
-    """(E1) K = Cd * (pi/4) * d^2 * sqrt(2/rho), in m3/(s*Pa^0.5)."""
-    return cd * (math.pi / 4.0) * d * d * math.sqrt(2.0 / rho)
-
-
-def orifice_law(dp: float, p_tr: float) -> float:
-    """(E2) regularised two-regime law divided by K, in Pa^0.5.
-
-    |dp| >= p_tr: sign(dp) sqrt(|dp|); |dp| < p_tr: cubic with the same value
-    and slope at |dp| = p_tr and finite slope 5/(4 sqrt(p_tr)) at dp = 0.
-    """
-    if abs(dp) >= p_tr:
-        return math.copysign(math.sqrt(abs(dp)), dp)
-    return 5.0 / (4.0 * math.sqrt(p_tr)) * dp - dp**3 / (4.0 * p_tr**2.5)
-
-
-def orifice_law_slope(dp: float, p_tr: float) -> float:
-    """d(E2)/d(dp), in Pa^-0.5."""
-    if abs(dp) >= p_tr:
-        return 0.5 / math.sqrt(abs(dp))
-    return 5.0 / (4.0 * math.sqrt(p_tr)) - 3.0 * dp * dp / (4.0 * p_tr**2.5)
-
-
 def orifice_coefficients(par: dict) -> tuple[float, float, float]:
     """(E1) for the three orifices, m3/(s*Pa^0.5)."""
     return tuple(orifice_coefficient(par["Cd"], par["rho"], par[d]) for d in ("d1", "d2", "d3"))
@@ -167,24 +146,17 @@ def flows(p1: float, p2: float, ps: float, pt: float, par: dict) -> tuple[float,
     )
 
 
-def _log_base(par: dict) -> float:
-    """ln(base) of the logarithm in E4: ln(10) by default, 1 with bulk_log_natural."""
-    return 1.0 if par["bulk_log_natural"] else math.log(10.0)
-
-
 def bulk_modulus(p: float, par: dict) -> float:
     """(E4) B(p) = a1 Emax log10(a2 max(p,0)/pmax + a3) (ln if bulk_log_natural), Pa."""
-    arg = par["a2"] * max(p, 0.0) / par["pmax"] + par["a3"]
-    return par["a1"] * par["Emax"] * math.log(arg) / _log_base(par)
+    return element_laws.bulk_modulus(p, par["a1"], par["Emax"], par["a2"], par["pmax"], par["a3"],
+                                     par["bulk_log_natural"])
 
 
 def bulk_modulus_slope(p: float, par: dict) -> float:
     """dB/dp of (E4), 1. Zero for p < 0 (max(p, 0)); at p = 0 the right-hand
     derivative (the branch p >= 0), which gives the card's start-up Jacobian."""
-    if p < 0.0:
-        return 0.0
-    arg = par["a2"] * p / par["pmax"] + par["a3"]
-    return par["a1"] * par["Emax"] * par["a2"] / (par["pmax"] * arg * _log_base(par))
+    return element_laws.bulk_modulus_slope(p, par["a1"], par["Emax"], par["a2"], par["pmax"], par["a3"],
+                                           par["bulk_log_natural"])
 
 
 def rhs(t: float, y, par: dict, ps: float, pt: float) -> np.ndarray:

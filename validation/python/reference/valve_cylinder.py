@@ -42,7 +42,10 @@ From the traces of scenarios (b) and (a) it also writes the ValveActuator
 scenarios ``validation/scenarios/ValveActuator/random_motion/`` and
 ``repeatable_motion/``: the same hydraulics with the rod position and
 velocity of that trace as inputs, held for 10 ms each
-(valve_cylinder_NOTES.md, section 10).
+(valve_cylinder_NOTES.md, section 10); and the SlidingMass scenarios
+``validation/scenarios/SlidingMass/random_force/`` and ``repeatable_force/``:
+the mechanics (V6) driven by the cylinder force p1 A1 - p2 A2 of that trace,
+held for 10 ms each (section 10b).
 With ``--check`` nothing is written: the files are recomputed and compared
 with the ones on disk (the changed files are named). The card's "Numbers an
 implementation must reproduce" are recomputed and printed as PASS / FAIL /
@@ -65,6 +68,8 @@ from pathlib import Path
 
 import numpy as np
 import reference_common
+import element_laws
+from element_laws import orifice_law, orifice_law_slope  # V2 = E2
 from reference_common import add_check_arguments, agrees_to_card, csv_text, write_or_compare
 from scipy.integrate import solve_ivp
 
@@ -155,6 +160,15 @@ RECORD = None  # a list to collect (t, t_end, y, locks, kmode, anchor, U) per pi
 U_REPEATABLE = (-6.0, 9.0)  # V, first and second half of each 2.5 s period
 
 
+# SlidingMass (a held force, V6 alone): v's absolute tolerance is 10 times
+# ATOL_REF's. While the mass rests against a stop under a constant force, v'
+# is the difference of forces of ~1e3 N in exact static balance, and at
+# atol 1e-10 m/s Radau's Newton iteration cannot meet its tolerance in that
+# rounding noise: the step size collapses to a few microseconds (145 000 RHS
+# calls for 10 ms). 1e-9 m/s is still 1e-7 of mean |v|.
+MASS_ATOL_V_FACTOR = 10.0
+
+
 def atol_for(rtol: float) -> np.ndarray:
     """Absolute tolerances (per state) used with `rtol`."""
     return ATOL_REF * (rtol / 1e-10)
@@ -198,27 +212,10 @@ SCENARIOS = {
 # --------------------------------------------------------------------------
 
 
-def orifice_law(dp: float, p_tr: float) -> float:
-    """(V2 = E2) regularised orifice law f(dp) (flow / coefficient), Pa^0.5.
-
-    |dp| >= p_tr: sign(dp) sqrt(|dp|); |dp| < p_tr:
-    5/(4 sqrt(p_tr)) dp - dp^3/(4 p_tr^2.5) (value and slope continuous).
-    """
-    if abs(dp) >= p_tr:
-        return math.copysign(math.sqrt(abs(dp)), dp)
-    return 1.25 / math.sqrt(p_tr) * dp - dp**3 / (4.0 * p_tr**2.5)
-
-
-def orifice_law_slope(dp: float, p_tr: float) -> float:
-    """df/d(dp) of E2, Pa^-0.5."""
-    if abs(dp) >= p_tr:
-        return 0.5 / math.sqrt(abs(dp))
-    return 1.25 / math.sqrt(p_tr) - 0.75 * dp * dp / p_tr**2.5
-
-
 def bulk_modulus(p: float, par: dict) -> float:
-    """(V2 = E4) B(p) = a1 Emax log10(a2 max(p, 0)/pmax + a3), Pa."""
-    return par["a1"] * par["Emax"] * math.log10(par["a2"] * max(p, 0.0) / par["pmax"] + par["a3"])
+    """(V2 = E4) B(p) = a1 Emax log10(a2 max(p, 0)/pmax + a3), Pa
+    (element_laws; the branch-locked form is _bulk)."""
+    return element_laws.bulk_modulus(p, par["a1"], par["Emax"], par["a2"], par["pmax"], par["a3"])
 
 
 def valve_opening(us: float, ud: float) -> float:
@@ -386,6 +383,11 @@ class Par:
         # True for the ValveActuator scenarios: x and v are prescribed (held
         # between the input rows), so x, v and z do not change (see locked_model).
         self.prescribed_motion = False
+        # True for the SlidingMass scenarios: the force on the mass is
+        # prescribed (`force`, held between the input rows) instead of
+        # p1 A1 - p2 A2, and the hydraulic states do not change.
+        self.prescribed_force = False
+        self.force = 0.0
 
 
 def switch_values(y, p: Par, anchor: float = 0.0) -> list[float]:
@@ -442,6 +444,10 @@ def locked_model(y, u: float, lk, kmode: int, p: Par, want_jac: bool = False, an
     With ``p.prescribed_motion`` (ValveActuator: the rod position and
     velocity are inputs held between input rows) the rows of x, v and z are
     zero; the hydraulic rows (V1-V5) are unchanged.
+
+    With ``p.prescribed_force`` (SlidingMass: the force on the mass is an
+    input held between input rows) the mass is driven by ``p.force`` instead
+    of p1 A1 - p2 A2 and the hydraulic rows (Us .. pv) are zero: V6 alone.
     """
     us, dus, k, p1, p2, pv, xs, v, z = y
     x = anchor + xs
@@ -514,11 +520,14 @@ def locked_model(y, u: float, lk, kmode: int, p: Par, want_jac: bool = False, an
         f_stop -= p.k_s * pen_hi + p.c_s * v
     if lo:
         f_stop += p.k_s * pen_lo - p.c_s * v
-    d_v = (p1 * p.A1 - p2 * p.A2 - f_mu + f_stop) / p.m
+    drive = p.force if p.prescribed_force else p1 * p.A1 - p2 * p.A2
+    d_v = (drive - f_mu + f_stop) / p.m
     dy = [d_us, d_dus, d_k, d_p1, d_p2, d_pv, v, d_v, d_z]
     frozen = p.prescribed_motion
     if frozen:
         dy[I_X:] = [0.0, 0.0, 0.0]
+    if p.prescribed_force:
+        dy[:I_X] = [0.0] * I_X
     extras = {"Qv": qv, "Q1": q1, "Q2": q2, "Q3": q3, "F_mu": f_mu, "F_stop": f_stop, "r": r, "s": s}
     if not want_jac:
         return dy, None, extras
@@ -568,6 +577,9 @@ def locked_model(y, u: float, lk, kmode: int, p: Par, want_jac: bool = False, an
     jac[I_V, I_Z] = -(p.sigma0 + p.sigma1 * dz_dz) / p.m
     if frozen:
         jac[I_X:, :] = 0.0
+    if p.prescribed_force:
+        jac[:I_X, :] = 0.0
+        jac[I_V, I_P1] = jac[I_V, I_P2] = 0.0
     return dy, jac, extras
 
 
@@ -692,7 +704,14 @@ def initial_locks(y0, u0: float, p: Par) -> tuple[list[int], int]:
     g0 = switch_values(list(y0), p)
     y = np.array(y0, dtype=float)
     h = 1e-8
-    f = lambda yy: np.array(natural_rhs(yy, u0, p.par))  # noqa: E731
+
+    def f(yy):
+        dy = np.array(natural_rhs(yy, u0, p.par))
+        if p.prescribed_force:  # SlidingMass: V6 alone, driven by the input force
+            dy[I_V] += (p.force - (yy[I_P1] * p.A1 - yy[I_P2] * p.A2)) / p.m
+            dy[:I_X] = 0.0
+        return dy
+
     for _ in range(100):
         k1 = f(y)
         k2 = f(y + 0.5 * h * k1)
@@ -801,7 +820,7 @@ def _cvode_piece(t0, y0, t1, u, lk, kmode, p, anchor, t_eval, rtol, atol):
 
 
 def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progress: bool = True,
-              start=None, motion=None) -> HybridTrace:
+              start=None, motion=None, force=None) -> HybridTrace:
     """Solve one scenario piecewise: stop at every input switch and every event.
 
     `start` (debugging): (segment index, y, locks, kmode, anchor) to begin at
@@ -810,15 +829,26 @@ def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progr
     `motion` (ValveActuator): (t, x, v) arrays of prescribed rod positions
     and velocities, each held from its time to the next; the integration then
     also stops at every one of those times, sets x and v there and keeps them
-    (x, v and z have zero rates, see Par.prescribed_motion)."""
+    (x, v and z have zero rates, see Par.prescribed_motion).
+
+    `force` (SlidingMass): (t, F) arrays of prescribed forces on the mass,
+    each held from its time to the next; the integration also stops at every
+    one of those times and sets the force there (the hydraulic states have
+    zero rates, see Par.prescribed_force)."""
     p = Par(par)
     segs = input_segments(name)
     if motion is not None:
         p.prescribed_motion = True
         segs = motion_segments(segs, motion[0])
+    if force is not None:
+        p.prescribed_force = True
+        p.force = float(force[1][0])
+        segs = motion_segments(segs, force[0])
     if t_out is None:
         t_out = output_times(name)
     atol = atol_for(rtol)
+    if force is not None:
+        atol[I_V] *= MASS_ATOL_V_FACTOR
     piece = _radau_piece if backend == "radau" else _cvode_piece
     if start is None:
         y = initial_state(par)
@@ -847,6 +877,8 @@ def integrate(name: str, par: dict, backend: str, rtol: float, t_out=None, progr
             g = switch_values(y.tolist(), p, anchor)
             for i in MOTION_SWITCHES:
                 lk[i] = 1 if g[i] >= 0.0 else -1
+        if force is not None:
+            p.force = float(force[1][seg_index])
         while True:
             lo = filled
             hi = int(np.searchsorted(t_out, t_b, side="right"))
@@ -1631,13 +1663,158 @@ def report_actuator(res: dict, args, checks: Checks, out_root: Path) -> None:
                      trace_ok, exact=args.exact)
 
 
+# --------------------------------------------------------------------------
+# SlidingMass: the mechanics (V6) with the cylinder force as an input
+# --------------------------------------------------------------------------
+
+MASS_MODEL = "SlidingMass"
+# Each mass scenario takes the cylinder force F = p1 A1 - p2 A2 of a
+# ValveCylinder reference trace, sampled every `hold` seconds and held in
+# between (what a co-simulation master feeds the FMU from ValveActuator),
+# and drives the mass with it: V6 alone, from the card's initial state
+# (x_0 = 1 m, at rest against the upper stop).
+MASS_SCENARIOS = {
+    "repeatable_force": {
+        "from": "repeatable",
+        "hold": 0.01,
+        "description": "The cylinder force F = p1 A1 - p2 A2 of the ValveCylinder reference trace of card "
+        "scenario (a) (10 s, U = -6 V / +9 V, 2.5 s period), sampled every 10 ms and held in between, drives the "
+        "mass (V6); card initial state (x_0 = 1 m, on the stop).",
+    },
+    "random_force": {
+        "from": "random",
+        "hold": 0.01,
+        "description": "The cylinder force F = p1 A1 - p2 A2 of the ValveCylinder reference trace of card "
+        "scenario (b) (50 s random levels), sampled every 10 ms and held in between, drives the mass (V6); card "
+        "initial state (x_0 = 1 m, on the stop).",
+    },
+}
+MASS_SIGNALS = ("x", "v", "F_mu")
+# Relative RMS bounds, %: x and v as in the ValveCylinder scenarios (same
+# motion, same reasons); F_mu as v, see MASS_NOTE.
+MASS_BOUNDS = {"x": 0.1, "v": 2.0, "F_mu": 2.0}
+MASS_DIGITS = 10  # significant digits of the prescribed force (input file = integrated force)
+MASS_NOTE = (
+    "Bounds: relative RMS error = RMS(FMU - reference) / mean(|reference|) over the reference grid, in %, and "
+    "maximum absolute error in SI units (m, m/s, N). x 0.1 % and v 2 % as in the ValveCylinder scenarios, for "
+    "the same reasons: this is the same motion (the mass rests on the upper stop much of the time, so mean |v| is "
+    "far below its peaks). F_mu 2 %: the friction force follows v while sliding (Coulomb level plus viscous "
+    "term) and the bristle deflection z while stuck, where it carries the presliding ring after each stop "
+    "(about 100 rad/s, lightly damped) whose phase error weighs like that of v. max_abs: 5 % of each signal's "
+    "range over this reference trace (2 significant digits), to catch a missed or misplaced stop impact or "
+    "stick-slip transition; up to 0.2 % of the samples may leave FMPy's band (a spike a sample early or late). "
+    "The reference integrates V6 with the force held between the input rows, by SciPy Radau (rtol 1e-10, "
+    "discontinuities located as events), cross-checked by SUNDIALS CVODE; see "
+    "validation/python/reference/valve_cylinder_NOTES.md."
+)
+
+
+def mass_force(name: str, t: np.ndarray, y: np.ndarray, par: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(t_hold, F) sampled from a ValveCylinder trace on its output grid,
+    F = p1 A1 - p2 A2 rounded to MASS_DIGITS significant digits (so that a
+    recomputed trace with last-bit differences gives the same input file)."""
+    spec = MASS_SCENARIOS[name]
+    src = SCENARIOS[spec["from"]]
+    every = int(round(spec["hold"] / src["grid"]))
+    if abs(every * src["grid"] - spec["hold"]) > 1e-12:
+        raise ValueError("the hold must be a multiple of the source grid")
+    rows = np.arange(0, len(t), every)
+    if rows[-1] != len(t) - 1:
+        raise ValueError("the hold must divide the scenario's stop time")
+    force = y[rows, I_P1] * par["A1"] - y[rows, I_P2] * par["A2"]
+    rnd = np.vectorize(lambda a: float(f"{a:.{MASS_DIGITS}g}"))
+    return t[rows], rnd(force)
+
+
+def mass_signal_table(y: np.ndarray, par: dict) -> dict[str, np.ndarray]:
+    """SlidingMass outputs from the states: x, v and the LuGre force F_mu."""
+    out = signal_table(y, par)
+    return {k: out[k] for k in MASS_SIGNALS}
+
+
+def compute_mass(name: str, cyl: dict, no_cvode: bool = False) -> dict:
+    """Reference of one SlidingMass scenario from the computed ValveCylinder
+    result `cyl` of its source scenario."""
+    spec = MASS_SCENARIOS[name]
+    src = spec["from"]
+    par = scenario_par(src)
+    force = mass_force(name, cyl["t"], cyl["y"], par)
+    res = {"name": name, "timing": {}, "force": force, "source_y": cyl["y"]}
+    for backend, rtol in (("radau", RADAU_RTOL), ("cvode", CVODE_RTOL)):
+        if backend == "cvode" and no_cvode:
+            continue
+        t0 = time.perf_counter()
+        tr = integrate(src, par, backend, rtol, progress=True, force=force)
+        res["timing"][backend] = time.perf_counter() - t0
+        res[f"{backend}_y"] = tr.y
+        res[f"{backend}_stats"] = tr.stats
+        res[f"{backend}_events"] = tr.events
+        res["t"] = tr.t
+        print(f"  [{MASS_MODEL}/{name}] {backend} rtol {rtol:g}: {res['timing'][backend]:.1f} s, {tr.stats}",
+              flush=True)
+    return res
+
+
+def mass_files(name: str, res: dict, ref: dict[str, np.ndarray]) -> dict[str, str]:
+    spec = MASS_SCENARIOS[name]
+    t_f, f_f = res["force"]
+    signals = {}
+    for k, bound in MASS_BOUNDS.items():
+        rng = float(ref[k].max() - ref[k].min())
+        signals[k] = {"rel_rms_percent": bound, "max_abs": float(f"{0.05 * rng:.2g}"), "band_outside_percent": 0.2}
+    doc = scenario_json(MASS_MODEL, name, spec["description"], SCENARIOS[spec["from"]]["parameters"], signals,
+                        MASS_NOTE, [])
+    return {
+        f"{MASS_MODEL}_in.csv": csv_text(["time", "F"], [t_f, f_f]),
+        f"{MASS_MODEL}_ref.csv": csv_text(["time", *MASS_SIGNALS], [res["t"], *(ref[k] for k in MASS_SIGNALS)]),
+        f"{MASS_MODEL}_ref.opt": opt_text(spec["from"]),
+        "scenario.json": json.dumps(doc, indent=2) + "\n",
+    }
+
+
+def report_mass(res: dict, args, checks: Checks, out_root: Path) -> None:
+    name = res["name"]
+    spec = MASS_SCENARIOS[name]
+    par = scenario_par(spec["from"])
+    print(f"\n== {MASS_MODEL}/{name}: {spec['description']}", flush=True)
+    label = f"{MASS_MODEL}/{name}"
+    ref = mass_signal_table(res["radau_y"], par)
+    checks.info(f"{label}: located events (Radau)", ", ".join(f"{k} {v}" for k, v in res["radau_events"].items() if v))
+    cv = mass_signal_table(res["cvode_y"], par) if "cvode_y" in res else None
+    if cv is not None:
+        same = res["cvode_events"] == res["radau_events"]
+        checks.info(f"{label}: events located by CVODE vs Radau", "identical counts per switching function" if same
+                    else "counts differ (Radau/CVODE): " + ", ".join(
+                        f"{k} {res['radau_events'][k]}/{res['cvode_events'][k]}" for k in res["radau_events"]
+                        if res["radau_events"][k] != res["cvode_events"][k]))
+    trace_ok = cvode_agrees(checks, label, cv, ref, MASS_BOUNDS)
+    # The hydraulic states must stay frozen (V6 alone), and the force is the
+    # cylinder's own, held for 10 ms: the motion must stay close to the
+    # monolithic trace (a wrong sign of F, a wrong mass or a missing stop
+    # would not). Holding the force delays it by half a hold on average,
+    # which alone moves v by about 18 % and F_mu by about 7 % (relative RMS;
+    # v of the monolithic trace delayed by 5 ms is 18 % off itself), x by
+    # about 0.01 %: x carries the test, v and F_mu only catch gross errors.
+    frozen = float(np.max(np.abs(res["radau_y"][:, :I_X] - res["radau_y"][0, :I_X])))
+    trace_ok &= checks.add(f"{label}: hydraulic states frozen", frozen == 0.0, f"largest change {frozen:.3g}")
+    cyl = mass_signal_table(res["source_y"], par)
+    for k, limit in (("x", 0.1), ("v", 40.0), ("F_mu", 20.0)):
+        rms = relative_rms_percent(ref[k], cyl[k])
+        trace_ok &= checks.add(f"{label}: {k} close to the ValveCylinder trace of '{spec['from']}'", rms < limit,
+                               f"rel RMS {rms:.3g} % (limit {limit:g} %: the force is held for "
+                               f"{spec['hold'] * 1e3:g} ms)")
+    write_or_compare(checks, args.check, name, out_root / MASS_MODEL / name, mass_files(name, res, ref),
+                     trace_ok, exact=args.exact)
+
+
 def _worker(job):
-    """One ValveCylinder scenario, then the ValveActuator scenarios that take
-    their motion from it."""
+    """One ValveCylinder scenario, then the ValveActuator and SlidingMass
+    scenarios that take their motion or force from it."""
     name, no_cvode, quick = job
     res = compute_scenario(name, no_cvode, quick)
     res["actuator"] = [compute_actuator(a, res, no_cvode) for a, spec in ACTUATOR_SCENARIOS.items()
                        if spec["from"] == name]
+    res["mass"] = [compute_mass(m, res, no_cvode) for m, spec in MASS_SCENARIOS.items() if spec["from"] == name]
     return res
 
 
@@ -1648,7 +1825,8 @@ def main(argv=None) -> int:
         "ValveCylinder model card, written in the FMI Cross-Check layout; also checks the card's numbers.",
     )
     parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all",
-                        help="ValveCylinder scenario to compute, with the ValveActuator scenarios that take their motion from it (default: all)")
+                        help="ValveCylinder scenario to compute, with the ValveActuator and SlidingMass scenarios that take their "
+                        "motion or force from it (default: all)")
     add_check_arguments(parser)
     parser.add_argument("--out-dir", type=Path, default=default_out,
                         help=f"root of the scenario folders (default: {default_out})")
@@ -1681,6 +1859,8 @@ def main(argv=None) -> int:
         report_scenario(res, args, checks, args.out_dir)
         for act in res["actuator"]:
             report_actuator(act, args, checks, args.out_dir)
+        for mass in res["mass"]:
+            report_mass(mass, args, checks, args.out_dir)
     return checks.finish()
 
 

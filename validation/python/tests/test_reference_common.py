@@ -3,6 +3,7 @@
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
@@ -44,9 +45,9 @@ def test_compare_with_committed_names_what_changed(tmp_path):
     for name, text in committed.items():
         (tmp_path / name).write_text(text)
 
-    def run(files):
+    def run(files, exact=False):
         checks = rc.Checks()
-        rc.compare_with_committed(checks, "s", tmp_path, files, limit=1e-9)
+        rc.compare_with_committed(checks, "s", tmp_path, files, exact=exact)
         return checks.failed
 
     assert run(committed) == []
@@ -56,14 +57,36 @@ def test_compare_with_committed_names_what_changed(tmp_path):
     assert run({"x_ref.csv": rc.csv_text(["time", "z"], [[0.0, 1.0], [1.0, 2.0]])}) == ["s: x_ref.csv"]
     assert run({"scenario.json": "{ }\n"}) == ["s: scenario.json"]
     assert run({"missing.csv": "time\n0.0\n"}) == ["s: missing.csv"]
+    # --exact: the last-bit noise fails too
+    assert run({"x_ref.csv": rc.csv_text(["time", "y"], [[0.0, 1.0], [1.0, 2.0 + 4e-16]])}, exact=True) == ["s: x_ref.csv"]
+
+
+def test_judge_change_limits_the_rms_change_and_the_largest_change():
+    old = np.ones((1000, 2))
+    scale = np.ones(2)
+    new = old.copy()
+    new[:, 1] += 5e-7  # RMS 5e-7 of the scale: within 1e-6
+    assert rc.judge_change("a_ref.csv", ["time", "y"], old, new, scale)[0]
+    new[:, 1] += 1e-6  # RMS 1.5e-6: CHANGED
+    assert not rc.judge_change("a_ref.csv", ["time", "y"], old, new, scale)[0]
+    new = old.copy()
+    new[500, 1] = 1.0 + 2e-5  # RMS 6e-7, largest 2e-5: within both limits
+    assert rc.judge_change("a_ref.csv", ["time", "y"], old, new, scale)[0]
+    new[500, 1] = 1.0 + 3e-4  # largest 3e-4 > 1e-4: CHANGED
+    assert not rc.judge_change("a_ref.csv", ["time", "y"], old, new, scale)[0]
+    # a second solver's trace may move 100 times as much
+    new = old.copy()
+    new[:, 1] += 5e-5
+    assert rc.judge_change("a_cvode.csv", ["time", "y"], old, new, scale)[0]
+    assert not rc.judge_change("a_ref.csv", ["time", "y"], old, new, scale)[0]
 
 
 @pytest.mark.parametrize("check", [True, False])
 def test_write_or_compare_writes_only_an_accepted_trace(tmp_path, check):
     files = {"a.csv": "time\n0.0\n"}
     checks = rc.Checks()
-    rc.write_or_compare(checks, check, "s", tmp_path / "out", files, write_ok=False, limit=1e-9)
+    rc.write_or_compare(checks, check, "s", tmp_path / "out", files, write_ok=False)
     assert not (tmp_path / "out").exists()
     if not check:
-        rc.write_or_compare(checks, False, "s", tmp_path / "out", files, write_ok=True, limit=1e-9)
+        rc.write_or_compare(checks, False, "s", tmp_path / "out", files, write_ok=True)
         assert (tmp_path / "out" / "a.csv").read_text() == files["a.csv"]
