@@ -64,13 +64,17 @@ impl<const LEN: usize> Block<LEN> {
     }
 
     /// The block's values, copied out of `x`.
+    #[inline]
     pub fn read<const N: usize>(self, x: &SVector<f64, N>) -> SVector<f64, LEN> {
-        x.fixed_rows::<LEN>(self.start).into_owned()
+        let mut values = [0.0; LEN];
+        values.copy_from_slice(&x.as_slice()[self.start..self.start + LEN]);
+        SVector::from(values)
     }
 
     /// Writes `values` into the block of `x`.
+    #[inline]
     pub fn write<const N: usize>(self, x: &mut SVector<f64, N>, values: &SVector<f64, LEN>) {
-        x.fixed_rows_mut::<LEN>(self.start).copy_from(values);
+        x.as_mut_slice()[self.start..self.start + LEN].copy_from_slice(values.as_slice());
     }
 
     /// Writes `values` into the block of a plain slice (nominal values).

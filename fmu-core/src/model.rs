@@ -130,9 +130,10 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
     /// equations).
     fn rates(&self, u: &Self::Inputs, x: &SVector<f64, N>) -> SVector<f64, N>;
 
-    /// Writes the analytic Jacobian `d(rates)/dx` into `j` (which arrives
-    /// filled with zeros: write the non-zero entries) and returns true; the
-    /// default returns false and the integrators use finite differences.
+    /// Writes the analytic Jacobian `d(rates)/dx` into `j` (whose block of
+    /// active states arrives filled with zeros: write the non-zero entries)
+    /// and returns true; the default returns false and the integrators use
+    /// finite differences.
     fn jacobian(
         &self,
         _u: &Self::Inputs,

@@ -20,8 +20,9 @@ pub trait OdeSystem<const N: usize> {
     /// The right-hand side `f(x)` (state units per second).
     fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N>;
 
-    /// Writes the analytic Jacobian `df/dx` at `x` into `j` (which arrives
-    /// filled with zeros: write the non-zero entries) and returns true;
+    /// Writes the analytic Jacobian `df/dx` at `x` into `j` (whose active
+    /// block arrives filled with zeros: write the non-zero entries) and
+    /// returns true;
     /// returns false (the default) when the system has none, and the
     /// integrators form it by finite differences. Models with fewer active
     /// states than `N` may write only the leading active block: the rest of
@@ -324,7 +325,12 @@ impl<const N: usize> StepStart<N> {
     }
 
     fn evaluate<S: OdeSystem<N>>(&mut self, sys: &S, x: &SVector<f64, N>, stats: &mut Stats) {
-        self.jac.fill(0.0);
+        // Zeros in the active block (the rest is never read): models write
+        // only their non-zero entries.
+        let active = sys.active_states().min(N);
+        for column in self.jac.as_mut_slice().chunks_exact_mut(N).take(active) {
+            column[..active].fill(0.0);
+        }
         let (f, analytic) = sys.rhs_and_jacobian_into(x, &mut self.jac);
         self.f = f;
         stats.rhs_evals += 1;

@@ -1,6 +1,7 @@
 //! The lumped line: compliance nodes and inertance-resistance branches
 //! between pressure points (H7, chained for n segments).
 
+use arrayvec::ArrayVec;
 use fmu_core::DynBlock;
 use fmu_core::nalgebra::{SMatrix, SVector};
 use hydraulics::hose::{HoseSegment, SegmentState};
@@ -343,12 +344,13 @@ impl Line {
     ) {
         let (nodes, branches) = (self.node_block(), self.branch_block());
         // The segment states of this evaluation, on the stack and only as
-        // many as there are segments.
-        let mut seg = [None; MAX_ELEMENTS];
-        for (s, slot) in seg.iter_mut().enumerate().take(self.n) {
-            *slot = Some(self.segment.state(self.mean_pressure(x.as_slice(), b, s)));
+        // many as there are segments (the integrators call this several
+        // times per substep: nothing written for the unused capacity).
+        let mut seg: ArrayVec<SegmentState, MAX_ELEMENTS> = ArrayVec::new();
+        for s in 0..self.n {
+            seg.push(self.segment.state(self.mean_pressure(x.as_slice(), b, s)));
         }
-        let st = |s: usize| -> &SegmentState { seg[s].as_ref().expect("a segment of the line") };
+        let st = |s: usize| -> &SegmentState { &seg[s] };
         // d(p_m of segment s)/d(node k): the weight of that node.
         let dpm = |s: usize, k: usize| -> f64 {
             self.seg_points[s]

@@ -70,45 +70,6 @@ pub struct ValveCylinder {
     carriage: Carriage,
 }
 
-impl ValveCylinder {
-    /// V1-V6: the drive's rates with the rod moving with the carriage, and
-    /// the carriage driven by the cylinder force p1 A1 - p2 A2; the
-    /// Jacobian from the same evaluation when `j` is given.
-    fn evaluate(
-        &self,
-        u: &Inputs,
-        x: &SVector<f64, NX>,
-        j: Option<&mut SMatrix<f64, NX, NX>>,
-    ) -> SVector<f64, NX> {
-        let s = state::drive.read(x);
-        let c = state::carriage.read(x);
-        let (rod_x, rod_v) = (c[CarriageStates::x], c[CarriageStates::v]);
-        let force = self.drive.force(&s);
-        let k = self.carriage.eval(&c, force);
-        let mut dx = SVector::zeros();
-        state::carriage.write(&mut dx, &k.rates);
-        let Some(j) = j else {
-            state::drive.write(&mut dx, &self.drive.rates(u.U, &s, rod_x, rod_v).rates);
-            return dx;
-        };
-        let d = self.drive.eval(u.U, &s, rod_x, rod_v);
-        state::drive.write(&mut dx, &d.rates);
-        j.block(state::drive, state::drive).copy_from(&d.jac);
-        j.block_column(state::drive, state::carriage.index(CarriageStates::x))
-            .copy_from(&d.d_x);
-        j.block_column(state::drive, state::carriage.index(CarriageStates::v))
-            .copy_from(&d.d_v);
-        j.block(state::carriage, state::carriage).copy_from(&k.jac);
-        // The cylinder force couples the chamber pressures into the mass.
-        let mut force_gradient = SVector::<f64, 6>::zeros();
-        force_gradient[DriveStates::p1] = self.drive.cylinder.a1;
-        force_gradient[DriveStates::p2] = -self.drive.cylinder.a2;
-        j.block(state::carriage, state::drive)
-            .copy_from(&(k.d_force * force_gradient.transpose()));
-        dx
-    }
-}
-
 impl Model<NX> for ValveCylinder {
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         let drive = p.hydraulics.drive()?;
@@ -123,13 +84,23 @@ impl Model<NX> for ValveCylinder {
         x
     }
 
+    /// V1-V6: the drive's rates with the rod moving with the carriage, and
+    /// the carriage driven by the cylinder force p1 A1 - p2 A2.
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        self.evaluate(u, x, None)
+        let s = state::drive.read(x);
+        let c = state::carriage.read(x);
+        let drive = self
+            .drive
+            .rates(u.U, &s, c[CarriageStates::x], c[CarriageStates::v]);
+        let carriage = self.carriage.eval(&c, self.drive.force(&s));
+        let mut dx = SVector::zeros();
+        state::drive.write(&mut dx, &drive.rates);
+        state::carriage.write(&mut dx, &carriage.rates);
+        dx
     }
 
     fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
-        self.evaluate(u, x, Some(j));
-        true
+        self.rates_and_jacobian(u, x, j).1
     }
 
     /// One evaluation of the drive and the carriage gives both.
@@ -139,7 +110,28 @@ impl Model<NX> for ValveCylinder {
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        (self.evaluate(u, x, Some(j)), true)
+        let s = state::drive.read(x);
+        let c = state::carriage.read(x);
+        let d = self
+            .drive
+            .eval(u.U, &s, c[CarriageStates::x], c[CarriageStates::v]);
+        let k = self.carriage.eval(&c, self.drive.force(&s));
+        let mut dx = SVector::zeros();
+        state::drive.write(&mut dx, &d.rates);
+        state::carriage.write(&mut dx, &k.rates);
+        j.block(state::drive, state::drive).copy_from(&d.jac);
+        j.block_column(state::drive, state::carriage.index(CarriageStates::x))
+            .copy_from(&d.d_x);
+        j.block_column(state::drive, state::carriage.index(CarriageStates::v))
+            .copy_from(&d.d_v);
+        j.block(state::carriage, state::carriage).copy_from(&k.jac);
+        // The cylinder force couples the chamber pressures into the mass.
+        let mut force_gradient = SVector::<f64, 6>::zeros();
+        force_gradient[DriveStates::p1] = self.drive.cylinder.a1;
+        force_gradient[DriveStates::p2] = -self.drive.cylinder.a2;
+        j.block(state::carriage, state::drive)
+            .copy_from(&(k.d_force * force_gradient.transpose()));
+        (dx, true)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
