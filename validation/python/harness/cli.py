@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     refs.add_argument("--exact", action="store_true", help="with --check: every file must be byte-identical (a rerun "
                       "on the machine that wrote the files)")
     refs.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the scripts' logs go (default: %(default)s)")
+    refs.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                      help="with --check: scripts at a time (default: %(default)s, the cores); writing runs one at a time")
 
     report = sub.add_parser("report", help="rebuild the report from the verdict files of the last run")
     report.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder of the run (default: %(default)s)")
@@ -115,7 +117,7 @@ def command_references(args) -> int:
     if args.exact and not args.check:
         print("--exact needs --check", file=sys.stderr)
         return 2
-    return regenerate(args.scenarios, args.check, args.out.resolve(), exact=args.exact)
+    return regenerate(args.scenarios, args.check, args.out.resolve(), exact=args.exact, jobs=args.jobs)
 
 
 def main(argv=None) -> int:

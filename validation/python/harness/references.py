@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from harness import REPO_ROOT
@@ -66,10 +67,22 @@ def script_command(script: Path, scenarios_root: Path, check: bool, exact: bool 
     return command
 
 
-def regenerate(scenarios_root: Path, check: bool, out: Path, exact: bool = False) -> int:
+def run_script(script: Path, command: list[str], logs: Path) -> tuple[subprocess.CompletedProcess, float, Path]:
+    """Run one reference script; its output goes to its log file."""
+    t0 = time.perf_counter()
+    completed = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    log = logs / f"{script.stem}.log"
+    log.write_text("$ " + " ".join(command) + "\n" + completed.stdout + completed.stderr)
+    return completed, wall, log
+
+
+def regenerate(scenarios_root: Path, check: bool, out: Path, exact: bool = False, jobs: int = 1) -> int:
     """Run every reference script; return 0 when all succeeded (and, with
     ``--check``, nothing changed beyond the scripts' tolerances, or at all
-    with ``exact``), 1 otherwise."""
+    with ``exact``), 1 otherwise. With ``--check`` the scripts write
+    nothing, so up to ``jobs`` of them run at a time; writing runs one
+    after the other, so that each script's changes can be named."""
     scenarios_root = scenarios_root.resolve()
     scripts, problems = reference_scripts(scenarios_root)
     for problem in problems:
@@ -83,6 +96,7 @@ def regenerate(scenarios_root: Path, check: bool, out: Path, exact: bool = False
     # scenario problem count as failed checks too
     passed_checks = 0
     failed_checks = len(problems)
+    runnable = []
     for script, keys in sorted(scripts.items()):
         if not script.is_file():
             print(f"FAILED  {script}: script missing (named by {', '.join(keys)})", flush=True)
@@ -91,15 +105,29 @@ def regenerate(scenarios_root: Path, check: bool, out: Path, exact: bool = False
             continue
         command = script_command(script, scenarios_root, check, exact)
         print(f"running {' '.join(command)}  (scenarios {', '.join(keys)})", flush=True)
-        before = snapshot(scenarios_root)
-        t0 = time.perf_counter()
-        completed = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, stdin=subprocess.DEVNULL)
-        wall = time.perf_counter() - t0
+        runnable.append((script, keys, command))
+    workers = max(1, jobs) if check else 1
+    before = snapshot(scenarios_root)
+    results = {}
+    if workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(run_script, script, command, logs): script for script, _, command in runnable}
+            for future in as_completed(futures):
+                results[futures[future]] = (future.result(), before, snapshot(scenarios_root))
+    else:
+        for script, _, command in runnable:
+            start_state = snapshot(scenarios_root)
+            results[script] = (run_script(script, command, logs), start_state, snapshot(scenarios_root))
+    after_all = snapshot(scenarios_root)
+    for script, keys, command in runnable:
+        (completed, wall, log), start_state, end_state = results[script]
         output = completed.stdout + completed.stderr
-        log = logs / f"{script.stem}.log"
-        log.write_text("$ " + " ".join(command) + "\n" + output)
-        after = snapshot(scenarios_root)
-        changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+        # the files this script's scenarios live in (its models' folders)
+        models = {key.split("/")[0] for key in keys}
+        end_state = after_all if workers > 1 else end_state
+        changed = sorted(name for name in start_state.keys() | end_state.keys()
+                         if start_state.get(name) != end_state.get(name)
+                         and (workers == 1 or name.split("/")[0] in models))
         passes = sum("[PASS]" in line for line in output.splitlines())
         fails = sum("[FAIL]" in line for line in output.splitlines())
         status = "ok" if completed.returncode == 0 else f"FAILED (exit {completed.returncode})"
@@ -117,7 +145,7 @@ def regenerate(scenarios_root: Path, check: bool, out: Path, exact: bool = False
         else:
             if changed:
                 for name in changed:
-                    what = "added" if name not in before else "removed" if name not in after else "changed"
+                    what = "added" if name not in start_state else "removed" if name not in end_state else "changed"
                     print(f"         {what}: {scenarios_root.name}/{name}", flush=True)
             else:
                 print("         no file changed", flush=True)
@@ -130,6 +158,14 @@ def regenerate(scenarios_root: Path, check: bool, out: Path, exact: bool = False
         if check and changed:
             failed_checks += 1
         failed = failed or completed.returncode != 0
+    if check and workers > 1:
+        owned = {key.split("/")[0] for _, keys, _ in runnable for key in keys}
+        stray = sorted(name for name in before.keys() | after_all.keys()
+                       if before.get(name) != after_all.get(name) and name.split("/")[0] not in owned)
+        if stray:
+            print(f"problem: files changed in --check mode outside every script's models: {', '.join(stray)}", flush=True)
+            failed = True
+            failed_checks += 1
     # the scenario folders as the scripts left them must be usable
     for problem in discover(scenarios_root)[1]:
         print(f"problem: {problem}", flush=True)

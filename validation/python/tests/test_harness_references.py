@@ -82,3 +82,65 @@ def test_a_scenario_without_a_reference_script_is_a_problem(tmp_path):
     (root / "Toy" / "s" / "scenario.json").write_text(json.dumps({"model": "Toy"}))
     completed = references(root, tmp_path / "out")
     assert completed.returncode == 1 and "names no generated_by script" in completed.stdout
+
+
+# A script that checks one model and meets its partner: it says it started,
+# then waits for the other script to start too (so it passes only when the
+# two run at the same time); MISBEHAVE makes it write into its folder
+# although --check must write nothing.
+RENDEZVOUS = '''
+import argparse, os, sys, time
+from pathlib import Path
+p = argparse.ArgumentParser()
+p.add_argument("--out-dir", type=Path, required=True)
+p.add_argument("--check", action="store_true")
+a = p.parse_args()
+me, other = sys.argv[0].endswith("a.py") and ("a", "b") or ("b", "a")
+meet = Path(os.environ["MEET"])
+(meet / me).write_text("started")
+deadline = time.time() + 20
+while not (meet / other).exists():
+    if time.time() > deadline:
+        print("  [FAIL] rendezvous: the other script never started")
+        sys.exit(1)
+    time.sleep(0.05)
+print("  [PASS] rendezvous: both scripts ran at the same time")
+if os.environ.get("MISBEHAVE") == me:
+    (a.out_dir / ("Toy" + me) / "s" / "stray.csv").write_text("x")
+'''
+
+
+def test_check_runs_scripts_side_by_side_and_names_a_script_that_writes(tmp_path):
+    root = tmp_path / "scenarios"
+    meet = tmp_path / "meet"
+    for me in ("a", "b"):
+        script = tmp_path / f"toy_{me}.py"
+        script.write_text(RENDEZVOUS)
+        folder = root / f"Toy{me}" / "s"
+        folder.mkdir(parents=True)
+        (folder / "scenario.json").write_text(json.dumps({
+            "model": f"Toy{me}", "generated_by": str(script), "signals": {"y": {"rel_rms_percent": 1, "max_abs": 1}},
+        }))
+        (folder / f"Toy{me}_ref.csv").write_text("time,y\n0.0,0.0\n1.0,1.0\n")
+        (folder / f"Toy{me}_in.csv").write_text("time,u\n0.0,1.0\n")
+        (folder / f"Toy{me}_ref.opt").write_text("StartTime, 0.0\nStopTime, 1.0\nStepSize, 0.5\nRelTol, 1e-06\n")
+
+    def run(*args, **env):
+        meet.mkdir(exist_ok=True)
+        for marker in meet.iterdir():
+            marker.unlink()
+        environment = dict(os.environ, PYTHONPATH=str(PYTHON_ROOT), MEET=str(meet), **env)
+        completed = subprocess.run([sys.executable, "-m", "harness", "references", "--scenarios", str(root),
+                                    "--out", str(tmp_path / "out"), "--check", *args],
+                                   capture_output=True, text=True, cwd=REPO_ROOT, env=environment)
+        print(completed.stdout, completed.stderr)
+        return completed
+
+    both = run("--jobs", "2")
+    assert both.returncode == 0
+    assert "reference checks: 2 passed, 0 failed" in both.stdout
+
+    writer = run("--jobs", "2", MISBEHAVE="b")
+    assert writer.returncode == 1
+    assert "the script modified files in --check mode: Toyb/s/stray.csv" in writer.stdout
+    assert "reference checks: 2 passed, 1 failed" in writer.stdout
