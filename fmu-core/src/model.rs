@@ -24,10 +24,6 @@ pub const VR_TIME: u32 = 0;
 /// model (`solver`, `rtol`, `atol`, `max_substeps`, `explicit_step`, in
 /// this order).
 pub const VR_SOLVER_BASE: u32 = 100_000;
-/// `solver`: integration method code (see [`Method::code`]).
-pub const VR_SOLVER: u32 = VR_SOLVER_BASE;
-/// `explicit_step`: fixed step of the explicit baselines (s).
-pub const VR_EXPLICIT_STEP: u32 = VR_SOLVER_BASE + 4;
 /// First value reference of the read-only solver statistics
 /// (`solver_rhs_evals`, `solver_jacobian_evals`, `solver_steps`,
 /// `solver_rejected`).

@@ -1599,18 +1599,28 @@ def compute_actuator(name: str, cyl: dict, no_cvode: bool = False) -> dict:
     src = spec["from"]
     par = scenario_par(src)
     motion = actuator_motion(name, cyl["t"], cyl["y"])
-    res = {"name": name, "timing": {}, "motion": motion, "source_y": cyl["y"]}
+    res = {"name": name, "motion": motion, "source_y": cyl["y"]}
+    res.update(integrate_both(src, par, f"{ACTUATOR_MODEL}/{name}", no_cvode, motion=motion))
+    return res
+
+
+def integrate_both(src: str, par: dict, label: str, no_cvode: bool, **held) -> dict:
+    """Radau and (unless `no_cvode`) CVODE runs of the source scenario `src`
+    with one half of the circuit held (`motion=` for the actuator, `force=`
+    for the mass): the output grid, each backend's states, statistics,
+    event counts and wall time."""
+    res = {"timing": {}}
     for backend, rtol in (("radau", RADAU_RTOL), ("cvode", CVODE_RTOL)):
         if backend == "cvode" and no_cvode:
             continue
         t0 = time.perf_counter()
-        tr = integrate(src, par, backend, rtol, progress=True, motion=motion)
+        tr = integrate(src, par, backend, rtol, progress=True, **held)
         res["timing"][backend] = time.perf_counter() - t0
         res[f"{backend}_y"] = tr.y
         res[f"{backend}_stats"] = tr.stats
+        res[f"{backend}_events"] = tr.events
         res["t"] = tr.t
-        print(f"  [{ACTUATOR_MODEL}/{name}] {backend} rtol {rtol:g}: {res['timing'][backend]:.1f} s, {tr.stats}",
-              flush=True)
+        print(f"  [{label}] {backend} rtol {rtol:g}: {res['timing'][backend]:.1f} s, {tr.stats}", flush=True)
     return res
 
 
@@ -1739,19 +1749,8 @@ def compute_mass(name: str, cyl: dict, no_cvode: bool = False) -> dict:
     src = spec["from"]
     par = scenario_par(src)
     force = mass_force(name, cyl["t"], cyl["y"], par)
-    res = {"name": name, "timing": {}, "force": force, "source_y": cyl["y"]}
-    for backend, rtol in (("radau", RADAU_RTOL), ("cvode", CVODE_RTOL)):
-        if backend == "cvode" and no_cvode:
-            continue
-        t0 = time.perf_counter()
-        tr = integrate(src, par, backend, rtol, progress=True, force=force)
-        res["timing"][backend] = time.perf_counter() - t0
-        res[f"{backend}_y"] = tr.y
-        res[f"{backend}_stats"] = tr.stats
-        res[f"{backend}_events"] = tr.events
-        res["t"] = tr.t
-        print(f"  [{MASS_MODEL}/{name}] {backend} rtol {rtol:g}: {res['timing'][backend]:.1f} s, {tr.stats}",
-              flush=True)
+    res = {"name": name, "force": force, "source_y": cyl["y"]}
+    res.update(integrate_both(src, par, f"{MASS_MODEL}/{name}", no_cvode, force=force))
     return res
 
 
