@@ -258,6 +258,10 @@ pub struct Instance<M: Model<NX>, const NX: usize> {
     carried: Carried,
     stats: Stats,
     last_successful_time: f64,
+    /// The outputs at the present state and inputs when the last step
+    /// computed them (for its check), so that the gets after a step do not
+    /// evaluate the model again; `None` after anything that changes them.
+    outputs: Option<M::Outputs>,
 }
 
 /// FNV-1a 64-bit hash (checksums of serialized states, token fingerprints).
@@ -352,11 +356,21 @@ fn non_finite<M: Model<NX>, const NX: usize>(
     inputs: &M::Inputs,
     x: &SVector<f64, NX>,
 ) -> Option<String> {
+    non_finite_state(model, x).or_else(|| non_finite_output::<M, NX>(&model.all_outputs(inputs, x)))
+}
+
+/// The first non-finite active state, described.
+fn non_finite_state<M: Model<NX>, const NX: usize>(
+    model: &M,
+    x: &SVector<f64, NX>,
+) -> Option<String> {
     let active = model.active_states().min(NX);
-    if let Some(i) = (0..active).find(|&i| !x[i].is_finite()) {
-        return Some(format!("state {} = {}", state_name::<M>(i), Number(x[i])));
-    }
-    let out = model.all_outputs(inputs, x);
+    let i = (0..active).find(|&i| !x[i].is_finite())?;
+    Some(format!("state {} = {}", state_name::<M>(i), Number(x[i])))
+}
+
+/// The first non-finite output in `out`, described.
+fn non_finite_output<M: Model<NX>, const NX: usize>(out: &M::Outputs) -> Option<String> {
     let k = (0..<M::Outputs as OutputRecord>::LEN).find(|&k| !out.get(k).is_finite())?;
     let mut rows = Vec::new();
     <M::Outputs as OutputRecord>::rows(&mut rows);
@@ -485,6 +499,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             carried: Carried::default(),
             stats: Stats::default(),
             last_successful_time: 0.0,
+            outputs: None,
         };
         let where_resources = match &inst.resources {
             ResourceFolder::Found(p) => format!("resources in {}", p.display()),
@@ -712,6 +727,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.check_phase(function, Op::EnterInitializationMode)?;
         self.phase = Phase::InitializationMode;
         self.x = self.model.initial_state(&self.inputs);
+        self.outputs = None;
         Ok(())
     }
 
@@ -730,6 +746,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             );
         }
         self.x = x;
+        self.outputs = None;
         self.carried = Carried::default();
         self.last_successful_time = self.time;
         self.phase = Phase::StepMode;
@@ -776,6 +793,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.settings =
             SolverParams::from_values(&self.values.raw()[self.layout.solver()]).settings();
         self.x = self.model.initial_state(&self.inputs);
+        self.outputs = None;
         self.time = 0.0;
         self.start_time = 0.0;
         self.stop_time = None;
@@ -940,6 +958,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 SolverParams::from_values(&self.values.raw()[self.layout.solver()]).settings();
         }
         self.inputs = M::Inputs::from_values(&self.values.raw()[..self.layout.inputs]);
+        self.outputs = None;
         if before_initialization {
             self.x = self.model.initial_state(&self.inputs);
         }
@@ -962,7 +981,10 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 Some(Slot::Time) => self.time,
                 Some(Slot::Output(k)) => {
                     let v = outputs
-                        .get_or_insert_with(|| self.model.all_outputs(&self.inputs, &self.x))
+                        .get_or_insert_with(|| match &self.outputs {
+                            Some(out) => out.clone(),
+                            None => self.model.all_outputs(&self.inputs, &self.x),
+                        })
                         .get(k);
                     if !v.is_finite() {
                         let name = &self.desc.variables[self.typed_row(function, vr, wanted)?].name;
@@ -1068,7 +1090,10 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 // The integrators check their own numbers; this catches
                 // what they cannot see: a finite state whose outputs are
                 // not (an explicit method run off to 1e300).
-                if let Some(what) = non_finite(&self.model, &self.inputs, &x) {
+                let out = self.model.all_outputs(&self.inputs, &x);
+                let fault =
+                    non_finite_state(&self.model, &x).or_else(|| non_finite_output::<M, NX>(&out));
+                if let Some(what) = fault {
                     self.last_successful_time = self.time;
                     return self.fail(
                         Status::Discard,
@@ -1080,6 +1105,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                     );
                 }
                 self.x = x;
+                self.outputs = Some(out);
                 self.carried = carried;
                 self.time = t + h;
                 self.last_successful_time = self.time;
@@ -1171,6 +1197,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.values = snap.values.clone();
         self.inputs = snap.inputs.clone();
         self.x = snap.x;
+        self.outputs = None;
         self.time = snap.time;
         self.start_time = snap.start_time;
         self.stop_time = snap.stop_time;
