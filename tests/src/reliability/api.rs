@@ -513,6 +513,37 @@ impl Lib {
             .map(|s| *s)
     }
 
+    /// FMI 3 instantiateCoSimulation with `requiredIntermediateVariables`
+    /// NULL and a count of 1: whether an instance came back (freed here)
+    /// and the messages logged.
+    pub(crate) fn instantiate_null_intermediate(&self) -> (bool, usize) {
+        let f = self.v3();
+        let sink = Box::new(LogSink::default());
+        // SAFETY: valid strings; the NULL array is the attack.
+        let ptr = unsafe {
+            (f.instantiate_co_simulation)(
+                c"hostile".as_ptr(),
+                self.token.as_ptr(),
+                self.resources.as_ptr(),
+                0,
+                0,
+                0,
+                0,
+                std::ptr::null(),
+                1,
+                &*sink as *const LogSink as *mut c_void,
+                Some(fmi3_logger),
+                std::ptr::null(),
+            )
+        };
+        let created = !ptr.is_null();
+        if created {
+            // SAFETY: a live instance of this library.
+            unsafe { (f.free_instance)(ptr) };
+        }
+        (created, sink.count())
+    }
+
     /// The instantiation token as a C string.
     pub(crate) fn token_ptr(&self) -> *const c_char {
         self.token.as_ptr()

@@ -759,6 +759,22 @@ pub(crate) fn null_pointers(ctx: &mut Ctx) {
         ctx.tally.case(cat, format!("instantiate with {what}"), r);
     }
 
+    if lib.fmi3() {
+        // The FMU need not read the array (it has no intermediate
+        // variables): either answer is fine, a NULL without a message is not.
+        let (created, messages) = lib.instantiate_null_intermediate();
+        let r = if !created && messages == 0 {
+            Err("returned NULL but logged no message".into())
+        } else {
+            Ok(())
+        };
+        ctx.tally.case(
+            cat,
+            "fmi3InstantiateCoSimulation(requiredIntermediateVariables = NULL, n = 1)",
+            r,
+        );
+    }
+
     // A NULL instance for every function: an error, no crash.
     for (name, call) in null_instance_calls(lib, real, t, h) {
         let s = call();

@@ -833,7 +833,7 @@ fn print_summary(
         .flat_map(|(l, o)| o.infos.iter().map(move |(c, r)| format!("{l}: {c}: {r}")))
         .collect();
     if !infos.is_empty() {
-        println!("\ncross-version states (recorded, no verdict):");
+        println!("\nrecorded outcomes (no verdict): cross-version states, forged states accepted");
         for i in &infos {
             println!("  {i}");
         }
@@ -845,7 +845,7 @@ fn print_summary(
         text.push_str(f);
         text.push('\n');
     }
-    text.push_str("\ncross-version states (recorded, no verdict):\n");
+    text.push_str("\nrecorded outcomes (no verdict):\n");
     for i in &infos {
         text.push_str(i);
         text.push('\n');

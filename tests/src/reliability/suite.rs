@@ -653,3 +653,73 @@ pub(crate) fn setters(ctx: &mut Ctx) {
     }
     ctx.tally.end(cat);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(ty: Ty, min: Option<f64>, max: Option<f64>) -> Var {
+        Var {
+            name: "v".into(),
+            vr: 1,
+            ty,
+            causality: "parameter".into(),
+            variability: "fixed".into(),
+            start: Some(1.0),
+            min,
+            max,
+            structural: false,
+        }
+    }
+
+    #[test]
+    fn fnv1a_matches_the_published_vectors() {
+        // FNV-1a 64 test vectors (Fowler, Noll, Vo).
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn values_outside_a_range_are_outside_it() {
+        let v = var(Ty::Real, Some(0.0), Some(2e5));
+        let out = outside_range(&v);
+        assert_eq!(out.len(), 4);
+        for (label, x) in &out {
+            assert!(*x < 0.0 || *x > 2e5, "{label}: {x} is inside [0, 2e5]");
+        }
+        assert_eq!(out[0].1, -f64::from_bits(1));
+        assert_eq!(out[2].1, f64::from_bits(2e5f64.to_bits() + 1));
+        let negative = var(Ty::Real, Some(-1e5), None);
+        let below = outside_range(&negative);
+        assert!(below.iter().all(|(_, x)| *x < -1e5));
+    }
+
+    #[test]
+    fn odd_values_are_distinct_and_typed() {
+        let real = odd_values(&var(Ty::Real, Some(0.0), Some(1.0)), false);
+        let mut bits: Vec<u64> = real.iter().map(|(_, x)| x.to_bits()).collect();
+        bits.sort_unstable();
+        bits.dedup();
+        assert_eq!(bits.len(), real.len());
+        assert!(real.iter().any(|(_, x)| x.is_nan()));
+        let int = odd_values(&var(Ty::Integer, Some(1.0), Some(14.0)), false);
+        assert!(int.iter().any(|(_, x)| *x == 0.0) && int.iter().any(|(_, x)| *x == 15.0));
+        assert!(int.iter().all(|(_, x)| x.fract() == 0.0));
+        let b3 = odd_values(&var(Ty::Boolean, None, None), true);
+        assert!(b3.iter().all(|(_, x)| *x > 1.0 && *x <= 255.0));
+    }
+
+    #[test]
+    fn resealing_an_unchanged_buffer_changes_nothing() {
+        let mut b: Vec<u8> = (0..40u8).collect();
+        let sum = fnv1a(&b[..32]);
+        b[32..].copy_from_slice(&sum.to_le_bytes());
+        let before = b.clone();
+        reseal(&mut b);
+        assert_eq!(b, before);
+        b[3] ^= 1;
+        reseal(&mut b);
+        assert_ne!(b[32..], before[32..]);
+    }
+}
