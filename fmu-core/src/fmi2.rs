@@ -108,7 +108,7 @@ pub unsafe fn instantiate<M: Model<N>, const N: usize>(
         let sink = Sink::Fmi2(logger, callbacks.componentEnvironment);
         // SAFETY: null or a C string per the standard.
         let name = unsafe { c_str(instanceName) };
-        let log = Logger::new(sink, name.unwrap_or("?"), true);
+        let log = Logger::new(sink.clone(), name.unwrap_or("?"), true);
         let refuse = |msg: &str| {
             log.log(
                 Status::Error,

@@ -11,7 +11,7 @@ use crate::model::{
 };
 use crate::solver::{Carried, SolverSettings, Stats, advance};
 use crate::status::{FmiResult, Status};
-use crate::table::{OutputRecord, Record, Role, Row, Table};
+use crate::table::{Number, OutputRecord, Record, Role, Row, Table};
 use model_description::{Causality, ModelDescription, Variability, VariableType};
 use nalgebra::SVector;
 
@@ -313,6 +313,92 @@ fn start_values(rows: &[Row]) -> Values {
     Values::from_raw(rows.iter().map(|r| r.start).collect())
 }
 
+/// Configures `M` from the parameter values in `values` and checks what
+/// came out: the coefficients the circuit declares ([`Model::derived`]),
+/// then one evaluation at the initial state of the inputs in `values`
+/// (state, rates, analytic Jacobian, outputs), all of which must be finite.
+/// Parameter values inside their ranges can still combine into a useless
+/// circuit (a transition pressure of 5e-324 Pa, a hose 1e300 m long); this
+/// is where that is refused, with a message, before any NaN reaches a
+/// master.
+fn build_model<M: Model<NX>, const NX: usize>(
+    values: &Values,
+    layout: &Layout,
+    resources: &ResourceFolder,
+) -> Result<M, String> {
+    let params = M::Params::from_values(&values.raw()[layout.params()]);
+    let model = M::configure(&params, &Context::new(resources))?;
+    for coefficient in model.derived() {
+        coefficient.check()?;
+    }
+    let inputs = M::Inputs::from_values(&values.raw()[..layout.inputs]);
+    first_evaluation(&model, &inputs)
+        .map_err(|what| format!("these parameter values give {what} at the initial state"))?;
+    Ok(model)
+}
+
+/// The name of state `i` for messages.
+fn state_name<M: Table>(i: usize) -> String {
+    M::state_names()
+        .get(i)
+        .map_or_else(|| format!("#{i}"), |n| format!("'{n}'"))
+}
+
+/// The first non-finite value among the active states and the outputs at
+/// state `x`, described; `None` when all are finite. Allocates only to
+/// describe a fault.
+fn non_finite<M: Model<NX>, const NX: usize>(
+    model: &M,
+    inputs: &M::Inputs,
+    x: &SVector<f64, NX>,
+) -> Option<String> {
+    let active = model.active_states().min(NX);
+    if let Some(i) = (0..active).find(|&i| !x[i].is_finite()) {
+        return Some(format!("state {} = {}", state_name::<M>(i), Number(x[i])));
+    }
+    let out = model.all_outputs(inputs, x);
+    let k = (0..<M::Outputs as OutputRecord>::LEN).find(|&k| !out.get(k).is_finite())?;
+    let mut rows = Vec::new();
+    <M::Outputs as OutputRecord>::rows(&mut rows);
+    let name = rows.get(k).map_or("?", |r| r.name);
+    Some(format!("output '{name}' = {}", Number(out.get(k))))
+}
+
+/// One evaluation of a freshly configured model at its initial state:
+/// a description of the first non-finite value, if any.
+fn first_evaluation<M: Model<NX>, const NX: usize>(
+    model: &M,
+    inputs: &M::Inputs,
+) -> Result<(), String> {
+    let x = model.initial_state(inputs);
+    let active = model.active_states().min(NX);
+    if let Some(what) = non_finite(model, inputs, &x) {
+        return Err(what);
+    }
+    let mut j = nalgebra::SMatrix::<f64, NX, NX>::zeros();
+    let (dx, analytic) = model.rates_and_jacobian(inputs, &x, &mut j);
+    if let Some(i) = (0..active).find(|&i| !dx[i].is_finite()) {
+        return Err(format!(
+            "the rate of state {} = {}",
+            state_name::<M>(i),
+            Number(dx[i])
+        ));
+    }
+    if analytic {
+        for c in 0..active {
+            if let Some(r) = (0..active).find(|&r| !j[(r, c)].is_finite()) {
+                return Err(format!(
+                    "the Jacobian entry d(rate of {})/d({}) = {}",
+                    state_name::<M>(r),
+                    state_name::<M>(c),
+                    Number(j[(r, c)])
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Builds the full description of `M` and checks it (the same check the
 /// packaging tool runs): the table, the XML rules, and that the default
 /// parameters configure (with no resource folder, as at packaging time,
@@ -337,10 +423,9 @@ pub fn default_model<M: Model<NX>, const NX: usize>() -> Result<(M, M::Inputs), 
     let rows = slot_rows::<M>();
     let values = start_values(&rows);
     let layout = Layout::of::<M>();
-    let params = M::Params::from_values(&values.raw()[layout.params()]);
     let inputs = M::Inputs::from_values(&values.raw()[..layout.inputs]);
     let none = ResourceFolder::Unavailable("no resource folder in process".into());
-    Ok((M::configure(&params, &Context::new(&none))?, inputs))
+    Ok((build_model(&values, &layout, &none)?, inputs))
 }
 
 impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
@@ -373,9 +458,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         let rows = slot_rows::<M>();
         let layout = Layout::of::<M>();
         let values = start_values(&rows);
-        let params = M::Params::from_values(&values.raw()[layout.params()]);
-        let model =
-            M::configure(&params, &Context::new(&resources)).map_err(CreateError::Configuration)?;
+        let model = build_model::<M, NX>(&values, &layout, &resources)
+            .map_err(CreateError::Configuration)?;
         let inputs = M::Inputs::from_values(&values.raw()[..layout.inputs]);
         let settings = SolverParams::from_values(&values.raw()[layout.solver()]).settings();
         let x = model.initial_state(&inputs);
@@ -635,8 +719,15 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     pub fn exit_initialization_mode(&mut self, function: &str) -> FmiResult {
         self.check_phase(function, Op::ExitInitializationMode)?;
         let x = self.model.initial_state(&self.inputs);
-        if !x.iter().all(|v| v.is_finite()) {
-            return self.fail(Status::Error, function, "the initial state is not finite");
+        if let Some(what) = non_finite(&self.model, &self.inputs, &x) {
+            return self.fail(
+                Status::Error,
+                function,
+                &format!(
+                    "the initial state is unusable: {what} (with the present inputs and \
+                     parameters); Initialization Mode is kept"
+                ),
+            );
         }
         self.x = x;
         self.carried = Carried::default();
@@ -666,10 +757,10 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         Ok(())
     }
 
-    /// Configures the model from the parameter values in `values`.
+    /// Configures the model from the parameter values in `values`, checked
+    /// (see [`build_model`]).
     fn configure(&self, values: &Values) -> Result<M, String> {
-        let params = M::Params::from_values(&values.raw()[self.layout.params()]);
-        M::configure(&params, &Context::new(&self.resources))
+        build_model(values, &self.layout, &self.resources)
     }
 
     /// reset: back to the state right after instantiation.
@@ -827,10 +918,19 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 self.model = match self.configure(&values) {
                     Ok(m) => m,
                     Err(e) => {
+                        let set: Vec<String> = vrs
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(i, &vr)| {
+                                let row = self.row(vr)?;
+                                let name = &self.desc.variables[row].name;
+                                Some(format!("{name} = {}", Number(value(i))))
+                            })
+                            .collect();
                         return self.fail(
                             Status::Error,
                             function,
-                            &format!("parameter values rejected, nothing changed: {e}"),
+                            &format!("{} refused, nothing changed: {e}", set.join(", ")),
                         );
                     }
                 };
@@ -860,9 +960,24 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             self.typed_row(function, vr, wanted)?;
             let v = match self.layout.slot(vr) {
                 Some(Slot::Time) => self.time,
-                Some(Slot::Output(k)) => outputs
-                    .get_or_insert_with(|| self.model.all_outputs(&self.inputs, &self.x))
-                    .get(k),
+                Some(Slot::Output(k)) => {
+                    let v = outputs
+                        .get_or_insert_with(|| self.model.all_outputs(&self.inputs, &self.x))
+                        .get(k);
+                    if !v.is_finite() {
+                        let name = &self.desc.variables[self.typed_row(function, vr, wanted)?].name;
+                        return self.fail(
+                            Status::Error,
+                            function,
+                            &format!(
+                                "output '{name}' is {v} at t = {} s with the present inputs \
+                                 and parameters; no value is returned",
+                                self.time
+                            ),
+                        );
+                    }
+                    v
+                }
                 Some(Slot::Statistic) => statistic(&self.stats, vr).unwrap_or(f64::NAN),
                 Some(Slot::Input(s) | Slot::Parameter(s) | Slot::Solver(s)) => self.values.raw()[s],
                 None => f64::NAN,
@@ -950,6 +1065,20 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             &mut self.stats,
         ) {
             Ok(()) => {
+                // The integrators check their own numbers; this catches
+                // what they cannot see: a finite state whose outputs are
+                // not (an explicit method run off to 1e300).
+                if let Some(what) = non_finite(&self.model, &self.inputs, &x) {
+                    self.last_successful_time = self.time;
+                    return self.fail(
+                        Status::Discard,
+                        function,
+                        &format!(
+                            "step from {t} s by {h} s discarded, state kept at {t} s: it ends \
+                             with {what}"
+                        ),
+                    );
+                }
                 self.x = x;
                 self.carried = carried;
                 self.time = t + h;
@@ -996,7 +1125,33 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.token_hash
     }
 
-    /// Restores a snapshot taken from an instance of the same model.
+    /// Refuses state values whose structural parameters differ from this
+    /// instance's: a state is a point of one structure (a hose of n
+    /// segments), and this instance keeps its structure.
+    fn check_structure(&self, values: &Values) -> Result<(), String> {
+        for (slot, row) in self.rows.iter().enumerate() {
+            let structural = matches!(
+                row.role,
+                Role::Parameter {
+                    structural: true,
+                    ..
+                }
+            );
+            let (theirs, ours) = (values.raw()[slot], self.values.raw()[slot]);
+            if structural && theirs != ours {
+                return Err(format!(
+                    "it was taken with the structural parameter {name} = {theirs}, this \
+                     instance has {name} = {ours} (set {name} = {theirs} before \
+                     initialization to use it)",
+                    name = row.name
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Restores a snapshot taken from an instance of the same model and
+    /// structure.
     pub fn restore(&mut self, function: &str, snap: &Snapshot<M, NX>) -> FmiResult {
         self.check_phase(function, Op::FmuState)?;
         if !snap.is_valid_for(self.token_hash) {
@@ -1004,6 +1159,13 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 Status::Error,
                 function,
                 "the FMU state is not a live state of this model",
+            );
+        }
+        if let Err(why) = self.check_structure(&snap.values) {
+            return self.fail(
+                Status::Error,
+                function,
+                &format!("the FMU state is refused, nothing changed: {why}"),
             );
         }
         self.values = snap.values.clone();
@@ -1156,6 +1318,9 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         }
         if !x.iter().all(|v| v.is_finite()) {
             return reject("non-finite numbers in the state vector");
+        }
+        if let Err(why) = self.check_structure(&values) {
+            return reject(&why);
         }
         let model = match self.configure(&values) {
             Ok(m) => m,

@@ -86,7 +86,7 @@ impl Category {
 }
 
 /// Where messages go.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum Sink {
     /// An FMI 2 master's logger with its component environment.
     Fmi2(Fmi2Logger, *mut c_void),
@@ -94,6 +94,9 @@ pub enum Sink {
     Fmi3(Fmi3Logger, *mut c_void),
     /// No logger (FMI 3 allows a null callback; also tests).
     None,
+    /// Messages kept in memory, each as "status category: text" (an
+    /// instance driven in process by a tool or a test).
+    Collect(std::sync::Arc<std::sync::Mutex<Vec<String>>>),
 }
 
 /// A per-instance logger.
@@ -161,8 +164,8 @@ impl Logger {
         let Ok(cat) = CString::new(category.name()) else {
             return;
         };
-        match self.sink {
-            Sink::Fmi2(logger, env) => {
+        match &self.sink {
+            &Sink::Fmi2(logger, env) => {
                 // The message goes through "%s" so that a '%' in it is printed,
                 // never interpreted.
                 let fmt = c"%s";
@@ -180,11 +183,16 @@ impl Logger {
                     )
                 };
             }
-            Sink::Fmi3(logger, env) => {
+            &Sink::Fmi3(logger, env) => {
                 // SAFETY: as above.
                 unsafe { logger(env, status as i32, cat.as_ptr(), msg.as_ptr()) };
             }
             Sink::None => {}
+            Sink::Collect(messages) => {
+                if let Ok(mut m) = messages.lock() {
+                    m.push(format!("{status:?} {}: {message}", category.name()));
+                }
+            }
         }
     }
 }

@@ -109,6 +109,67 @@ impl Values {
     }
 }
 
+/// A coefficient a circuit derives from its parameters in
+/// [`Model::configure`] (a flow coefficient, a damping, a wave speed),
+/// declared by [`Model::derived`] so that fmu-core checks it whenever the
+/// circuit is configured: parameter values inside their ranges can still
+/// combine into an infinite, NaN or (where the physics needs a positive
+/// value) non-positive coefficient, and such a configuration is refused
+/// with a message naming the coefficient instead of giving NaN outputs
+/// later.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Derived {
+    /// The coefficient's name, as the circuit's documentation writes it.
+    pub name: &'static str,
+    /// Its SI unit, for the message.
+    pub unit: &'static str,
+    /// Its value.
+    pub value: f64,
+    /// Whether the physics needs it above zero (else: finite is enough).
+    pub positive: bool,
+}
+
+impl Derived {
+    /// A coefficient that must be finite and above zero.
+    pub fn positive(name: &'static str, unit: &'static str, value: f64) -> Self {
+        Derived {
+            name,
+            unit,
+            value,
+            positive: true,
+        }
+    }
+
+    /// A coefficient that must be finite.
+    pub fn finite(name: &'static str, unit: &'static str, value: f64) -> Self {
+        Derived {
+            name,
+            unit,
+            value,
+            positive: false,
+        }
+    }
+
+    /// Whether the value is usable; a message naming it otherwise.
+    pub fn check(&self) -> Result<(), String> {
+        let ok = self.value.is_finite() && (!self.positive || self.value > 0.0);
+        if ok {
+            return Ok(());
+        }
+        let need = if self.positive {
+            "finite and above zero"
+        } else {
+            "finite"
+        };
+        Err(format!(
+            "these parameter values give the derived coefficient {} = {} {}, which must be {need}",
+            self.name,
+            crate::table::Number(self.value),
+            self.unit
+        ))
+    }
+}
+
 /// A circuit model with `N` continuous states, as fmu-core sees it. Its
 /// table ([`Table`], from [`circuit!`](crate::circuit)) gives the typed
 /// inputs, outputs and parameters; the methods are the circuit's physics.
@@ -118,6 +179,15 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
     /// when the values are inconsistent (rules a range cannot say, like
     /// "Fs >= Fc"), or when a resource the choice needs is missing.
     fn configure(params: &Self::Params, context: &Context) -> Result<Self, String>;
+
+    /// The coefficients [`Model::configure`] derived, for fmu-core to check
+    /// (see [`Derived`]); none by default. fmu-core also evaluates the
+    /// initial state, the rates, the Jacobian and the outputs once after
+    /// every configuration and refuses non-finite results, so an undeclared
+    /// coefficient is caught too, only with a less precise message.
+    fn derived(&self) -> Vec<Derived> {
+        Vec::new()
+    }
 
     /// The state at the start time, from the parameters and the inputs.
     fn initial_state(&self, inputs: &Self::Inputs) -> SVector<f64, N>;

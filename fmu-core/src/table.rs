@@ -235,19 +235,20 @@ impl Row {
     /// integers, 0/1 for Booleans, inside the range. The error says which
     /// rule and which range.
     pub fn check(&self, value: f64) -> Result<(), String> {
+        let shown = Number(value);
         if !value.is_finite() {
-            return Err(format!("value {value} for '{}' is not finite", self.name));
+            return Err(format!("value {shown} for '{}' is not finite", self.name));
         }
         match self.kind {
             Kind::Integer if value.fract() != 0.0 || value.abs() > f64::from(i32::MAX) => {
                 return Err(format!(
-                    "value {value} for '{}' is not a 32-bit integer",
+                    "value {shown} for '{}' is not a 32-bit integer",
                     self.name
                 ));
             }
             Kind::Boolean if value != 0.0 && value != 1.0 => {
                 return Err(format!(
-                    "value {value} for '{}' is not a Boolean (0 or 1)",
+                    "value {shown} for '{}' is not a Boolean (0 or 1)",
                     self.name
                 ));
             }
@@ -262,7 +263,7 @@ impl Row {
         if below_min || above_max {
             let unit = self.unit.map_or(String::new(), |u| format!(" {u}"));
             return Err(format!(
-                "value {value}{unit} for '{}' is outside its range {}",
+                "value {shown}{unit} for '{}' is outside its range {}",
                 self.name,
                 self.range_text().unwrap_or_default()
             ));
@@ -435,6 +436,22 @@ impl FromValue for i32 {
 impl FromValue for bool {
     fn from_value(value: f64) -> Self {
         value != 0.0
+    }
+}
+
+/// A number for messages: plain for everyday magnitudes, in exponent form
+/// for the huge and the tiny (`1e300`, `5e-324`), never 300 digits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Number(pub f64);
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || !a.is_finite() || (1e-4..1e15).contains(&a) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
     }
 }
 

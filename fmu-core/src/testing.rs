@@ -173,3 +173,279 @@ pub fn check_documentation<M: crate::Table>() -> Result<(), String> {
         Err(format!("{}:\n{}", M::INFO.name, problems.join("\n")))
     }
 }
+
+/// An instance of `M` driven in process as a master drives an FMU, that
+/// keeps every message it logs: for tests of what a circuit accepts and
+/// refuses. Each call returns the message of a refusal as its error.
+pub struct TestMaster<M: Model<N>, const N: usize> {
+    inst: Box<Instance<M, N>>,
+    messages: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    seen: usize,
+}
+
+impl<M: Model<N>, const N: usize> TestMaster<M, N> {
+    /// A fresh instance (FMI 3 rules, no resource folder); panics when the
+    /// model cannot be instantiated with its defaults.
+    pub fn new() -> Self {
+        let token = crate::full_description::<M>().instantiation_token();
+        let messages = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let folder = ResourceFolder::Unavailable("in-process test".into());
+        let sink = Sink::Collect(messages.clone());
+        let inst = Instance::<M, N>::new(FmiVersion::Fmi3, "test", &token, folder, sink, false)
+            .unwrap_or_else(|e| panic!("{e}"));
+        TestMaster {
+            inst,
+            messages,
+            seen: 0,
+        }
+    }
+
+    /// The instance itself, for calls this wrapper does not offer.
+    pub fn instance(&mut self) -> &mut Instance<M, N> {
+        &mut self.inst
+    }
+
+    /// The messages logged since the last call that asked.
+    pub fn new_messages(&mut self) -> Vec<String> {
+        let all = self.messages.lock().map(|m| m.clone()).unwrap_or_default();
+        let new = all[self.seen.min(all.len())..].to_vec();
+        self.seen = all.len();
+        new
+    }
+
+    fn outcome<R>(&mut self, result: Result<R, Status>) -> Result<R, String> {
+        let messages = self.new_messages();
+        result.map_err(|status| format!("{status:?}: {}", messages.join(" | ")))
+    }
+
+    fn variable(&self, name: &str) -> (u32, ValueType) {
+        let var = self
+            .inst
+            .description()
+            .variable_by_name(name)
+            .unwrap_or_else(|| panic!("{}: no variable '{name}'", M::INFO.name));
+        let kind = match var.kind {
+            model_description::VariableType::Real { .. } => ValueType::Real,
+            model_description::VariableType::Integer { .. } => ValueType::Integer,
+            model_description::VariableType::Boolean { .. } => ValueType::Boolean,
+        };
+        (var.value_reference, kind)
+    }
+
+    /// Sets one variable (Booleans as 0/1).
+    pub fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
+        let (vr, kind) = self.variable(name);
+        let r = self.inst.set_values("set", &[vr], kind, |_| value);
+        self.outcome(r)
+    }
+
+    /// Gets one variable.
+    pub fn get(&mut self, name: &str) -> Result<f64, String> {
+        let (vr, kind) = self.variable(name);
+        let mut v = f64::NAN;
+        let r = self.inst.get_values("get", &[vr], kind, |_, x| v = x);
+        self.outcome(r).map(|()| v)
+    }
+
+    /// Every output, by name, or the first refusal.
+    pub fn outputs(&mut self) -> Result<Vec<(String, f64)>, String> {
+        let names: Vec<String> = self
+            .inst
+            .description()
+            .variables
+            .iter()
+            .filter(|v| v.causality == model_description::Causality::Output)
+            .map(|v| v.name.clone())
+            .collect();
+        names
+            .into_iter()
+            .map(|n| self.get(&n).map(|v| (n, v)))
+            .collect()
+    }
+
+    /// Enters Initialization Mode at t = 0.
+    pub fn enter_initialization(&mut self) -> Result<(), String> {
+        let r = self.inst.setup_experiment("setup", None, 0.0, None);
+        self.outcome(r)?;
+        let r = self.inst.enter_initialization_mode("enter");
+        self.outcome(r)
+    }
+
+    /// Leaves Initialization Mode into Step Mode.
+    pub fn exit_initialization(&mut self) -> Result<(), String> {
+        let r = self.inst.exit_initialization_mode("exit");
+        self.outcome(r)
+    }
+
+    /// One communication step of `h` seconds from the instance's time.
+    pub fn step(&mut self, h: f64) -> Result<(), String> {
+        let t = self.inst.time();
+        let r = self.inst.do_step("doStep", t, h);
+        self.outcome(r)
+    }
+}
+
+impl<M: Model<N>, const N: usize> Default for TestMaster<M, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Values a hostile or careless master sets: not finite, huge, denormal,
+/// negative, zero.
+pub const ODD_VALUES: [f64; 8] = [
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    1e300,
+    -1e300,
+    5e-324,
+    -1.0,
+    0.0,
+];
+
+/// Sets every Real input and parameter of `M` (the solver's included), one
+/// at a time on a fresh instance, to each of [`ODD_VALUES`] and to each
+/// declared bound and just beyond it, then initializes and takes `steps`
+/// communication steps. Each value must be refused with a message, or lead
+/// to an instance that never returns OK with a non-finite output: a get
+/// may refuse, a step may be discarded, but OK means finite. Returns every
+/// violation, one line each (empty: all good).
+pub fn odd_value_violations<M: Model<N>, const N: usize>(steps: usize) -> Vec<String> {
+    let desc = crate::full_description::<M>();
+    let settable: Vec<(String, Option<f64>, Option<f64>)> = desc
+        .variables
+        .iter()
+        .filter(|v| {
+            matches!(
+                v.causality,
+                model_description::Causality::Input | model_description::Causality::Parameter
+            )
+        })
+        .filter_map(|v| match v.kind {
+            model_description::VariableType::Real { min, max, .. } => {
+                Some((v.name.clone(), min, max))
+            }
+            _ => None,
+        })
+        .collect();
+    let h = M::INFO.step_size;
+    let mut problems = Vec::new();
+    for (name, min, max) in settable {
+        let mut values = ODD_VALUES.to_vec();
+        for bound in [min, max].into_iter().flatten() {
+            let beyond = 1e-9 * bound.abs().max(1e-300);
+            values.extend([bound, bound - beyond, bound + beyond]);
+        }
+        for value in values {
+            let mut m = TestMaster::<M, N>::new();
+            if let Err(why) = m.set(&name, value) {
+                if !why.contains(&name) {
+                    problems.push(format!(
+                        "{name} = {}: refused without naming it: {why}",
+                        crate::table::Number(value)
+                    ));
+                }
+                continue;
+            }
+            let mut check = |m: &mut TestMaster<M, N>, when: &str| -> bool {
+                match m.outputs() {
+                    Ok(out) => match out.iter().find(|(_, v)| !v.is_finite()) {
+                        Some((o, v)) => {
+                            problems.push(format!(
+                                "{name} = {}: {o} = {v} with OK {when}",
+                                crate::table::Number(value)
+                            ));
+                            false
+                        }
+                        None => true,
+                    },
+                    // A refused get is an answer (with its message).
+                    Err(_) => false,
+                }
+            };
+            if m.enter_initialization().is_err() || !check(&mut m, "in Initialization Mode") {
+                continue;
+            }
+            if m.exit_initialization().is_err() || !check(&mut m, "after initialization") {
+                continue;
+            }
+            for k in 0..steps {
+                if m.step(h).is_err() || !check(&mut m, &format!("after step {}", k + 1)) {
+                    break;
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Runs `M` with each fixed-step integrator (explicit Euler, RK4) at the
+/// largest fixed step, 1 s, over `steps` communication steps of 1 s with
+/// the inputs set to `inputs` (name, value; a load that sets the circuit
+/// moving): far outside their stability region for a stiff circuit, so
+/// they may run off. Each step must end OK with finite outputs, or as Discard with the
+/// instance kept at its last good communication point (time and
+/// lastSuccessfulTime). Returns every violation, one line each.
+pub fn coarse_explicit_violations<M: Model<N>, const N: usize>(
+    steps: usize,
+    inputs: &[(&str, f64)],
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for solver in [2.0, 3.0] {
+        let mut m = TestMaster::<M, N>::new();
+        let setup = m
+            .set("solver", solver)
+            .and_then(|()| m.set("explicit_step", 1.0))
+            .and_then(|()| inputs.iter().try_for_each(|(name, v)| m.set(name, *v)))
+            .and_then(|()| m.enter_initialization())
+            .and_then(|()| m.exit_initialization());
+        if let Err(why) = setup {
+            problems.push(format!("solver = {solver}: set-up refused: {why}"));
+            continue;
+        }
+        for k in 0..steps {
+            let t = m.instance().time();
+            match m.step(1.0) {
+                Ok(()) => match m.outputs() {
+                    Ok(out) => {
+                        if let Some((o, v)) = out.iter().find(|(_, v)| !v.is_finite()) {
+                            problems.push(format!(
+                                "solver = {solver}: {o} = {v} with OK after step {}",
+                                k + 1
+                            ));
+                            break;
+                        }
+                    }
+                    Err(why) => {
+                        problems.push(format!(
+                            "solver = {solver}: step {} was OK, then a get was refused: {why}",
+                            k + 1
+                        ));
+                        break;
+                    }
+                },
+                Err(why) => {
+                    let inst = m.instance();
+                    let kept = inst.time() == t && inst.last_successful_time() == t;
+                    if !why.starts_with("Discard") || !kept {
+                        problems.push(format!(
+                            "solver = {solver}: step {} from {t} s ended at {} s (last good \
+                             {} s): {why}",
+                            k + 1,
+                            inst.time(),
+                            inst.last_successful_time()
+                        ));
+                    } else if let Err(why) = m.outputs() {
+                        problems.push(format!(
+                            "solver = {solver}: after a Discard the outputs of the last good \
+                             point are refused: {why}"
+                        ));
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    problems
+}

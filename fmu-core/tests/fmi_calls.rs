@@ -165,7 +165,7 @@ fn unphysical_parameters_are_rejected() {
     assert_eq!(f.set(vr("y1_0"), 2e6), ERROR);
     assert!(
         f.log
-            .saw("parameter values rejected, nothing changed: |y1_0| = 2000000 exceeds limit")
+            .saw("refused, nothing changed: |y1_0| = 2000000 exceeds limit")
     );
     // Integers must be whole and in range, Booleans 0 or 1.
     assert_eq!(f.set_int(vr("stages"), 3), ERROR);

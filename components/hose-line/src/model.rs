@@ -5,7 +5,7 @@ pub use crate::network::Form;
 use crate::network::{Boundary, Line};
 use crate::params::HoseParams;
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Context, DynBlock, Model, Table};
+use fmu_core::{Context, Derived, DynBlock, Model, Table};
 use hydraulics::hose::HoseSegment;
 
 /// Largest segment count: the resistance correction kr = kr1 - kr2 (n - 1)
@@ -135,6 +135,39 @@ where
             line: Line::new(form(FORM), segment, n as usize),
             p_level: Self::p_level(p),
         })
+    }
+
+    /// The segment's coefficients at the wall's reference pressure (H1-H6).
+    fn derived(&self) -> Vec<Derived> {
+        let seg = &self.line.segment;
+        let at = seg.state(seg.wall.p_ref);
+        vec![
+            Derived::positive(
+                "k_ref, the wall's reference stiffness (H1)",
+                "N/m",
+                seg.wall.reference_stiffness(),
+            ),
+            Derived::positive("rho at p_ref (H3)", "kg/m3", at.fluid.rho),
+            Derived::positive("nu at p_ref (H3)", "m2/s", at.fluid.nu),
+            Derived::positive(
+                "kC C of a segment at p_ref (H4, H6)",
+                "m3/Pa",
+                at.corrected_compliance(),
+            ),
+            Derived::finite("dC/dp_m at p_ref (H4)", "m3/Pa2", at.compliance_dp()),
+            Derived::positive(
+                "kL L of a segment at p_ref (H5, H6)",
+                "kg/m4",
+                at.corrected_inertance(),
+            ),
+            Derived::positive("RL of a segment at p_ref (H5)", "Pa s/m3", at.flow.laminar),
+            Derived::finite(
+                "RT of a segment at p_ref (H5)",
+                "Pa s2/m6",
+                at.flow.turbulent,
+            ),
+            Derived::finite("p_level (form Z)", "Pa", self.p_level),
+        ]
     }
 
     /// The steady state at the inputs' values (the scenario's operating

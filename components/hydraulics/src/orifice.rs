@@ -23,6 +23,19 @@ impl Orifice {
         }
     }
 
+    /// Slope of E2's law at zero pressure drop, `1.25 K / sqrt(p_tr)`,
+    /// m3/(s Pa): the largest slope of the law, finite only for a
+    /// transition pressure that is not vanishingly small.
+    pub fn laminar_slope(&self) -> f64 {
+        1.25 * self.k / self.p_tr.sqrt()
+    }
+
+    /// Coefficient of the cubic term of E2's law, `K / (4 p_tr^2
+    /// sqrt(p_tr))`, m3/(s Pa^3).
+    pub fn cubic_coefficient(&self) -> f64 {
+        self.k / (4.0 * self.p_tr * self.p_tr * self.p_tr.sqrt())
+    }
+
     /// Flow through the orifice (m3/s, positive from the high-pressure side
     /// when `dp` = upstream minus downstream pressure, Pa, is positive).
     pub fn flow(&self, dp: f64) -> f64 {

@@ -5,7 +5,7 @@
 //! Equations: `MODEL.md` beside this crate, E1-E5.
 
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Context, Known, Model};
+use fmu_core::{Context, Derived, Known, Model};
 use hydraulics::{BulkModulus, LogBase, Orifice, Volume};
 
 fmu_core::circuit! {
@@ -132,10 +132,39 @@ impl Model<NX> for OrificeChain {
             fluid,
             p0: [p.p1_0, p.p2_0],
         };
-        if !model.orifices.iter().all(|o| o.k.is_finite() && o.k > 0.0) {
-            return Err("orifice coefficients must be positive and finite".into());
-        }
         Ok(model)
+    }
+
+    /// E1's flow coefficients and E2's regularisation of each orifice.
+    fn derived(&self) -> Vec<Derived> {
+        const NAMES: [[&str; 3]; 3] = [
+            [
+                "K1 (E1)",
+                "laminar slope of orifice 1 (E2)",
+                "cubic coefficient of orifice 1 (E2)",
+            ],
+            [
+                "K2 (E1)",
+                "laminar slope of orifice 2 (E2)",
+                "cubic coefficient of orifice 2 (E2)",
+            ],
+            [
+                "K3 (E1)",
+                "laminar slope of orifice 3 (E2)",
+                "cubic coefficient of orifice 3 (E2)",
+            ],
+        ];
+        let mut d = Vec::with_capacity(9);
+        for (o, [k, slope, cubic]) in self.orifices.iter().zip(NAMES) {
+            d.push(Derived::positive(k, "m3/(s Pa^0.5)", o.k));
+            d.push(Derived::positive(slope, "m3/(s Pa)", o.laminar_slope()));
+            d.push(Derived::positive(
+                cubic,
+                "m3/(s Pa^3)",
+                o.cubic_coefficient(),
+            ));
+        }
+        d
     }
 
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {

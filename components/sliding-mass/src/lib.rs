@@ -52,6 +52,11 @@ impl Model<NX> for SlidingMass {
         })
     }
 
+    /// The drive's and the carriage's coefficients, as they declare them.
+    fn derived(&self) -> Vec<fmu_core::Derived> {
+        self.carriage.derived()
+    }
+
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
         let mut x = SVector::zeros();
         x[state::carriage.index(CarriageStates::x)] = self.carriage.x0;
@@ -98,5 +103,20 @@ mod tests {
     #[test]
     fn the_model_description_documents_every_variable() {
         fmu_core::testing::check_documentation::<SlidingMass>().unwrap();
+    }
+
+    #[test]
+    fn odd_values_are_refused_or_stay_finite() {
+        let problems = fmu_core::testing::odd_value_violations::<SlidingMass, NX>(5);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn coarse_explicit_steps_never_give_nan_with_ok() {
+        // V6 with explicit Euler at 1 s ran off to 1e247 and returned F_mu =
+        // inf with OK before the output guard.
+        let problems =
+            fmu_core::testing::coarse_explicit_violations::<SlidingMass, NX>(30, &[("F", 1e4)]);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 }

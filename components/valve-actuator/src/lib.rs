@@ -68,6 +68,11 @@ impl Model<NX> for ValveActuator {
         })
     }
 
+    /// The drive's and the carriage's coefficients, as they declare them.
+    fn derived(&self) -> Vec<fmu_core::Derived> {
+        self.drive.derived()
+    }
+
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
         let mut x = SVector::zeros();
         state::drive.write(&mut x, &self.drive.initial);
@@ -154,5 +159,20 @@ mod tests {
     #[test]
     fn the_model_description_documents_every_variable() {
         fmu_core::testing::check_documentation::<ValveActuator>().unwrap();
+    }
+
+    #[test]
+    fn odd_values_are_refused_or_stay_finite() {
+        let problems = fmu_core::testing::odd_value_violations::<ValveActuator, NX>(5);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn coarse_explicit_steps_never_give_nan_with_ok() {
+        let problems = fmu_core::testing::coarse_explicit_violations::<ValveActuator, NX>(
+            30,
+            &[("U", 5.0), ("v", 0.1)],
+        );
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 }

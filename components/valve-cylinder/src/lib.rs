@@ -77,6 +77,13 @@ impl Model<NX> for ValveCylinder {
         Ok(ValveCylinder { drive, carriage })
     }
 
+    /// The drive's and the carriage's coefficients, as they declare them.
+    fn derived(&self) -> Vec<fmu_core::Derived> {
+        let mut d = self.drive.derived();
+        d.extend(self.carriage.derived());
+        d
+    }
+
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
         let mut x = SVector::zeros();
         state::drive.write(&mut x, &self.drive.initial);

@@ -2,6 +2,7 @@
 //! end stops (V6). States: `x` (m), `v` (m/s), `z` (m, bristles).
 
 use CarriageStates as C;
+use fmu_core::Derived;
 use fmu_core::nalgebra::{SMatrix, SVector};
 use hydraulics::{EndStops, LuGre};
 
@@ -49,6 +50,28 @@ pub struct CarriageEval {
 }
 
 impl Carriage {
+    /// The coefficients of the carriage's equations (V6), for fmu-core's
+    /// check at configuration ([`fmu_core::Model::derived`]).
+    pub fn derived(&self) -> Vec<Derived> {
+        let m = self.mass;
+        vec![
+            Derived::positive("1/m (V6)", "1/kg", 1.0 / m),
+            Derived::finite(
+                "sigma0/m of the friction (V6)",
+                "1/s2",
+                self.friction.sigma0 / m,
+            ),
+            Derived::finite(
+                "(sigma1 + kv)/m of the friction (V6)",
+                "1/s",
+                (self.friction.sigma1 + self.friction.kv) / m,
+            ),
+            Derived::finite("Fs/m of the friction (V6)", "m/s2", self.friction.fs / m),
+            Derived::finite("stop stiffness/m (V6)", "1/s2", self.stops.stiffness / m),
+            Derived::finite("stop damping/m (V6)", "1/s", self.stops.damping / m),
+        ]
+    }
+
     /// Rates for state `c` = (x, v, z) under the driving force `force` (N):
     /// `x' = v`, `m v' = force - F_mu + F_stop`, `z'` per LuGre.
     pub fn eval(&self, c: &CarriageState, force: f64) -> CarriageEval {

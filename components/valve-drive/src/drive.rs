@@ -6,6 +6,7 @@
 //! velocity `v` come from outside (the carriage, or the FMU's inputs).
 
 use DriveStates as S;
+use fmu_core::Derived;
 use fmu_core::nalgebra::{SMatrix, SVector};
 use hydraulics::{
     BulkModulus, Cylinder, DirectionalValve, PressureCompensator, ProportionalSpool, shuttle,
@@ -126,6 +127,58 @@ pub struct DriveEval {
 }
 
 impl ValveDrive {
+    /// The coefficients the drive derives from its parameters, for
+    /// fmu-core's check at configuration ([`fmu_core::Model::derived`]).
+    pub fn derived(&self) -> Vec<Derived> {
+        let orifice_law = |p_tr: f64| 1.0 / (p_tr * p_tr * p_tr.sqrt());
+        let mut d = vec![
+            Derived::positive("wn^2 of the spool (V1)", "1/s2", self.spool.omega.powi(2)),
+            Derived::finite(
+                "2 zeta wn of the spool (V1)",
+                "1/s",
+                2.0 * self.spool.damping * self.spool.omega,
+            ),
+            Derived::positive(
+                "p_tr^-2.5 of the valve edges (E2)",
+                "Pa^-2.5",
+                orifice_law(self.valve.p_tr),
+            ),
+            Derived::positive(
+                "p_tr^-2.5 of the compensator (E2)",
+                "Pa^-2.5",
+                orifice_law(self.compensator.p_tr),
+            ),
+            Derived::positive(
+                "cv sqrt(ps - pt) of the valve (V4)",
+                "m3/(s V)",
+                self.valve.cv * (self.ps - self.pt).abs().sqrt(),
+            ),
+            Derived::positive(
+                "chamber A volume at full stroke (V5)",
+                "m3",
+                self.cylinder.volume_a(self.cylinder.stroke),
+            ),
+            Derived::positive(
+                "chamber B volume at full stroke (V5)",
+                "m3",
+                self.cylinder.volume_b(0.0),
+            ),
+            Derived::positive(
+                "B(ps)/V_dead, the chambers' stiffness (V5)",
+                "Pa/m3",
+                self.fluid.value(self.ps) / self.cylinder.v_dead,
+            ),
+        ];
+        if let SmallVolume::Dynamic { volume } = self.small_volume {
+            d.push(Derived::positive(
+                "B(ps)/Vv, the small volume's stiffness (V5)",
+                "Pa/m3",
+                self.fluid.value(self.ps) / volume,
+            ));
+        }
+        d
+    }
+
     /// Hydraulic force on the rod, N (positive extending).
     #[inline]
     pub fn force(&self, s: &DriveState) -> f64 {
