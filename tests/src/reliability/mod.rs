@@ -833,7 +833,7 @@ fn print_summary(
         .flat_map(|(l, o)| o.infos.iter().map(move |(c, r)| format!("{l}: {c}: {r}")))
         .collect();
     if !infos.is_empty() {
-        println!("\nrecorded outcomes (no verdict): cross-version states, forged states accepted");
+        println!("\nrecorded outcomes (no verdict): forged states accepted");
         for i in &infos {
             println!("  {i}");
         }

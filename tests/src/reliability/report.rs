@@ -41,7 +41,7 @@ pub(crate) enum Event {
         cases: usize,
         passed: usize,
     },
-    /// An outcome recorded without a verdict (cross-version states).
+    /// An outcome recorded without a verdict (forged states accepted).
     Info {
         cat: String,
         case: String,
