@@ -6,7 +6,8 @@
 # Installs what is missing (system packages with apt-get when running as
 # root, the pinned Python venv under target/venv), builds every FMU, then
 # runs the Rust tests (unit, FMI calls, the in-Rust master on the fmi crate,
-# the C header check), the reference checks, the validation harness (every
+# the C header check), the reliability suite (a hostile master on every FMU's
+# C API, with valgrind), the reference checks, the validation harness (every
 # FMU in every FMI master, report in target/validation/) and the Python
 # suites (FMPy, fmpy validate, fmutool -check, the harness's own tests).
 #
@@ -80,8 +81,10 @@ system_packages() {
     # libtbb12 for the ecospy master of the validation harness.
     have_file '/usr/lib/x86_64-linux-gnu/libtbb.so.12*' '/usr/lib/*/libtbb.so.12*' '/usr/lib/libtbb.so.12*' \
         || need+=(libtbb12)
+    # valgrind for the reliability suite's memcheck runs.
+    have_file /usr/bin/valgrind || need+=(valgrind)
     if [ ${#need[@]} -eq 0 ]; then
-        echo "all present: libclang, gcc, libtbb12"
+        echo "all present: libclang, gcc, libtbb12, valgrind"
         return 0
     fi
     if [ "$(id -u)" != 0 ]; then
@@ -96,6 +99,20 @@ build_all() {
     cargo run --release --quiet -p build-fmu && cargo build --release --quiet -p validation --bins
 }
 
+# The hostile master on every built FMU (both FMI versions): odd values,
+# forbidden states, NULL pointers, bad value references, doStep arguments,
+# corrupted and forged serialized states, threads, valgrind (20 life cycles
+# per FMU and version) and RSS (2,000 cycles); failures listed in
+# target/reliability/failures.txt. The long run is named in README.md.
+reliability() {
+    local t0=$SECONDS rc
+    cargo build --release --quiet -p fmu-tests --bin reliability || return 1
+    target/release/reliability
+    rc=$?
+    echo "reliability stage wall time: $((SECONDS - t0)) s"
+    return $rc
+}
+
 lints() {
     local rc=0
     cargo fmt --all -- --check || rc=1
@@ -106,6 +123,7 @@ lints() {
 run_stage setup "system packages" system_packages
 run_stage setup "python venv" bash validation/python/setup-venv.sh
 run_stage setup "build" build_all
+run_stage test "reliability" reliability
 run_stage test "lints" lints
 run_stage test "rust tests" cargo test --workspace --no-fail-fast --quiet
 run_stage test "reference checks" env PYTHONPATH=validation/python \
@@ -126,10 +144,10 @@ if [ -f "$logs/rust-tests.log" ]; then
     # a test binary that did not compile reports no result line
     if grep -q '^error: could not compile' "$logs/rust-tests.log"; then add_counts 0 1; fi
 fi
-for name in reference-checks validation-harness; do
+for name in reliability reference-checks validation-harness; do
     [ -f "$logs/$name.log" ] || continue
-    # both print "<what>: N passed, N failed" as their last count line
-    line=$(sed -n 's/^\(reference checks\|verdicts\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) rejected\)\{0,1\}.*/\2 \3 \5/p' \
+    # each prints "<what>: N passed, N failed" as its last count line
+    line=$(sed -n 's/^\(reliability\|reference checks\|verdicts\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) rejected\)\{0,1\}.*/\2 \3 \5/p' \
         "$logs/$name.log" | tail -n 1)
     if [ -n "$line" ]; then
         read -r p f r <<< "$line"

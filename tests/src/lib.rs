@@ -9,6 +9,8 @@
 //! The tests themselves live in `tests/tests/`; this library only finds and
 //! reads things, it never builds an FMU or decides a verdict.
 
+pub mod reliability;
+
 use anyhow::{Context, Result, anyhow, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
