@@ -160,7 +160,7 @@ where
                 "kg/m4",
                 at.corrected_inertance(),
             ),
-            Derived::positive("RL of a segment at p_ref (H5)", "Pa s/m3", at.flow.laminar),
+            Derived::finite("RL of a segment at p_ref (H5)", "Pa s/m3", at.flow.laminar),
             Derived::finite(
                 "RT of a segment at p_ref (H5)",
                 "Pa s2/m6",

@@ -148,7 +148,7 @@ impl ValveDrive {
                 "Pa^-2.5",
                 orifice_law(self.compensator.p_tr),
             ),
-            Derived::positive(
+            Derived::finite(
                 "cv sqrt(ps - pt) of the valve (V4)",
                 "m3/(s V)",
                 self.valve.cv * (self.ps - self.pt).abs().sqrt(),
