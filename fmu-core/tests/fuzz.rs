@@ -84,15 +84,6 @@ fn serialized_state() -> Vec<u8> {
     }
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 /// A number a careless or hostile master might send.
 fn odd_f64() -> impl Strategy<Value = f64> {
     prop_oneof![

@@ -47,16 +47,6 @@ fn restore3(f: &Fmi3, bytes: &[u8]) -> i32 {
     }
 }
 
-/// FNV-1a 64, the checksum of the serialized format.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 /// The 28-byte header, then one f64 per value slot: the table's rows in
 /// value-reference order (inputs, outputs, parameters), then the solver's.
 fn slot_offset(vr: u32) -> usize {

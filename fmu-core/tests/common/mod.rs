@@ -340,3 +340,14 @@ impl Drop for Fmi3 {
         unsafe { oc::fmi3FreeInstance(self.c) };
     }
 }
+
+/// FNV-1a 64, the checksum of the serialized FMU state format (what a
+/// forger recomputes after changing a field).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
