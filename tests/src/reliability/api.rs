@@ -596,6 +596,20 @@ impl Inst<'_> {
         self.sink.last()
     }
 
+    /// `Ok` when a call returned OK; otherwise an error naming the call,
+    /// its status and the FMU's last message.
+    pub(crate) fn expect_ok(&self, what: &str, status: i32) -> Result<(), String> {
+        if status == OK {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} returned {} ({})",
+                status_name(status),
+                self.last_message()
+            ))
+        }
+    }
+
     /// FMI 2 setupExperiment + enterInitializationMode, or FMI 3
     /// enterInitializationMode; no tolerance, no stop time.
     pub(crate) fn enter_init(&self, start: f64) -> i32 {

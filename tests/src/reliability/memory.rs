@@ -1,7 +1,7 @@
 //! Concurrency (16 instances in 8 threads against the same runs done
 //! serially), the life-cycle loop that valgrind watches, and the RSS check.
 
-use super::api::{Inst, Lib, OK, WARNING, status_name};
+use super::api::{Inst, Lib, OK, WARNING};
 use super::suite::Ctx;
 use super::xml::{Ty, Var};
 
@@ -24,13 +24,7 @@ impl<'a> Scenario<'a> {
         let inst = lib
             .instantiate(&format!("concurrent{variant}"))
             .map_err(|e| e.to_string())?;
-        let ok = |what: &str, s: i32| {
-            if s == OK {
-                Ok(())
-            } else {
-                Err(format!("{what} returned {}", status_name(s)))
-            }
-        };
+        let ok = |what: &str, s: i32| inst.expect_ok(what, s);
         ok("enterInitializationMode", inst.enter_init(0.0))?;
         ok("exitInitializationMode", inst.exit_init())?;
         let inputs = lib
@@ -160,14 +154,10 @@ pub(crate) fn concurrency(ctx: &mut Ctx) {
 pub(crate) fn cycle(lib: &Lib, k: usize) -> Result<(), String> {
     let inst = lib.instantiate("cycle").map_err(|e| e.to_string())?;
     let ok = |what: &str, s: i32| {
-        if s == OK || s == WARNING {
+        if s == WARNING {
             Ok(())
         } else {
-            Err(format!(
-                "{what} returned {} ({})",
-                status_name(s),
-                inst.last_message()
-            ))
+            inst.expect_ok(what, s)
         }
     };
     let h = lib.desc.step_size.filter(|h| *h > 0.0).unwrap_or(1e-3);

@@ -33,17 +33,7 @@ pub(crate) struct Foreign {
 /// first (FMI 3 structural parameters in Configuration Mode).
 pub(crate) fn produce_state(lib: &Lib, set: Option<(&Var, i32)>) -> Result<Vec<u8>, String> {
     let inst = lib.instantiate("producer").map_err(|e| e.to_string())?;
-    let ok = |what: &str, s: i32| {
-        if s == OK {
-            Ok(())
-        } else {
-            Err(format!(
-                "{what} returned {} ({})",
-                status_name(s),
-                inst.last_message()
-            ))
-        }
-    };
+    let ok = |what: &str, s: i32| inst.expect_ok(what, s);
     if let Some((var, value)) = set {
         let configure = lib.fmi3() && var.structural;
         if configure {

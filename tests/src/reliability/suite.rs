@@ -428,17 +428,7 @@ impl<'a> Ctx<'a> {
         if record.is_none() && Self::reference_index(from).is_some() {
             check(from, &mut record)?;
         }
-        let ok = |what: &str, s: i32| {
-            if s == OK {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{what} returned {} ({})",
-                    status_name(s),
-                    inst.last_message()
-                ))
-            }
-        };
+        let ok = |what: &str, s: i32| inst.expect_ok(what, s);
         loop {
             stage = match stage {
                 Stage::Config => {
@@ -476,13 +466,7 @@ impl<'a> Ctx<'a> {
     /// A fresh instance at `stage` of the standard path.
     pub(crate) fn at(&self, stage: Stage) -> Result<Inst<'a>, String> {
         let inst = self.lib.instantiate("hostile").map_err(|e| e.to_string())?;
-        let ok = |what: &str, s: i32| {
-            if s == OK {
-                Ok(())
-            } else {
-                Err(format!("{what} returned {}", status_name(s)))
-            }
-        };
+        let ok = |what: &str, s: i32| inst.expect_ok(what, s);
         match stage {
             Stage::Instantiated => {}
             Stage::Config => ok("enterConfigurationMode", inst.enter_config())?,
