@@ -117,3 +117,79 @@ mod tests {
         }
     }
 }
+
+/// Brown-McPhee seal friction (FourBar `MODEL.md` F6), a static map of the
+/// sliding speed `v`: a smoothed Coulomb level, a Stribeck hump and a
+/// viscous term,
+/// `F = Fc tanh(4 v/vs) + (Fs - Fc) (v/vs) / (r^2/4 + 3/4)^2 + sigma v tanh(4)`,
+/// `r = v/vs`. Its slope at rest, `4 Fc/vs + 16/9 (Fs - Fc)/vs + sigma tanh 4`,
+/// is steep (about 1.5e5 N s/m with the card's values).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BrownMcPhee {
+    /// Coulomb force Fc, N.
+    pub fc: f64,
+    /// Static (break-away) force Fs, N.
+    pub fs: f64,
+    /// Stribeck velocity vs, m/s.
+    pub vs: f64,
+    /// Viscous coefficient sigma, N s/m.
+    pub sigma: f64,
+}
+
+impl BrownMcPhee {
+    /// Friction force at speed `v` (opposes motion) and its slope dF/dv.
+    pub fn eval(&self, v: f64) -> (f64, f64) {
+        let r = v / self.vs;
+        let th = (4.0 * r).tanh();
+        let d = 0.25 * r * r + 0.75;
+        let viscous = self.sigma * 4.0f64.tanh();
+        let hump = (self.fs - self.fc) * r / (d * d);
+        let force = self.fc * th + hump + viscous * v;
+        // d/dr [r / d^2] = 1/d^2 - r * 2 d * (r/2) / d^4 = (d - r^2) / d^3.
+        let slope = (self.fc * 4.0 * (1.0 - th * th)
+            + (self.fs - self.fc) * (d - r * r) / (d * d * d))
+            / self.vs
+            + viscous;
+        (force, slope)
+    }
+}
+
+#[cfg(test)]
+mod brown_mcphee_tests {
+    use super::BrownMcPhee;
+
+    const CARD: BrownMcPhee = BrownMcPhee {
+        fc: 210.0,
+        fs: 830.0,
+        vs: 0.0125,
+        sigma: 330.0,
+    };
+
+    #[test]
+    fn odd_with_a_steep_slope_at_rest_and_coulomb_plus_viscous_far_out() {
+        assert_eq!(CARD.eval(0.0).0, 0.0);
+        let (f, s) = CARD.eval(0.0);
+        assert_eq!(f, 0.0);
+        assert!((s - 1.56e5).abs() < 0.01e5, "{s}");
+        let (a, _) = CARD.eval(0.01);
+        let (b, _) = CARD.eval(-0.01);
+        assert_eq!(a, -b);
+        let far = CARD.eval(1.0).0;
+        assert!((far - (210.0 + 330.0 * 4.0f64.tanh())).abs() < 1.0, "{far}");
+        // The Stribeck hump lifts the force above Coulomb near vs.
+        assert!(CARD.eval(0.01).0 > 600.0);
+    }
+
+    #[test]
+    fn slope_agrees_with_central_differences() {
+        for v in [-0.3, -0.02, -1e-3, 0.0, 2e-4, 0.0125, 0.05, 0.4] {
+            let h = 1e-8;
+            let fd = (CARD.eval(v + h).0 - CARD.eval(v - h).0) / (2.0 * h);
+            let s = CARD.eval(v).1;
+            assert!(
+                (s - fd).abs() <= 1e-5 * s.abs().max(1.0),
+                "{v}: {s} vs {fd}"
+            );
+        }
+    }
+}

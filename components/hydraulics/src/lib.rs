@@ -5,7 +5,9 @@
 //! models can write their analytic Jacobians from the same pieces. Nothing
 //! here knows about FMI or about the element's neighbours.
 
+pub mod bspline;
 pub mod compensator;
+pub mod curve_valve;
 pub mod cylinder;
 pub mod directional_valve;
 pub mod end_stop;
@@ -13,15 +15,19 @@ pub mod fluid;
 pub mod friction;
 pub mod hose;
 pub mod orifice;
+pub mod relief;
 pub mod spool;
 pub mod volume;
 
+pub use bspline::{BSplineCurve, CurvePoint};
 pub use compensator::{PressureCompensator, shuttle};
+pub use curve_valve::{CurveValve, CurveValveFlows, EdgeFlow};
 pub use cylinder::Cylinder;
 pub use directional_valve::{DirectionalValve, Opening, ValveFlows};
 pub use end_stop::EndStops;
 pub use fluid::{BulkModulus, LogBase};
-pub use friction::LuGre;
+pub use friction::{BrownMcPhee, LuGre};
 pub use orifice::Orifice;
+pub use relief::ReliefValve;
 pub use spool::ProportionalSpool;
 pub use volume::Volume;

@@ -1,0 +1,341 @@
+//! Clamped B-spline curves in the plane, for characteristic curves given by
+//! control points (a valve's flow gain over spool signal, FourBar `MODEL.md`
+//! F7): the curve `(u(t), y(t)) = sum_i B_i,p(t) (u_i, y_i)`, `t` in
+//! `[0, 1]`, with a clamped uniform knot vector, read as a function `y(u)`
+//! by solving `u(t) = u` for `t`.
+//!
+//! Clamped means the curve starts at the first control point and ends at the
+//! last; a collinear control polygon gives a straight line whatever the
+//! degree. Degree 1 to 3, any number of control points (at least 2; the
+//! degree is lowered to `n - 1` when there are fewer than `degree + 1`
+//! points). Fixed capacity, no allocation: at most [`MAX_POINTS`] points.
+
+/// Most control points a curve holds.
+pub const MAX_POINTS: usize = 16;
+
+/// A clamped B-spline curve `y(u)` over increasing control abscissae.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BSplineCurve {
+    n: usize,
+    degree: usize,
+    u: [f64; MAX_POINTS],
+    y: [f64; MAX_POINTS],
+    knots: [f64; MAX_POINTS + 4],
+}
+
+/// A curve value and its slope.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurvePoint {
+    /// y(u).
+    pub value: f64,
+    /// dy/du.
+    pub slope: f64,
+}
+
+impl BSplineCurve {
+    /// The curve through the control points `(u[i], y[i])` of the given
+    /// degree (1..=3). An error when there are fewer than 2 or more than
+    /// [`MAX_POINTS`] points, the lengths differ, a value is not finite, or
+    /// the abscissae do not strictly increase (the curve must be a function
+    /// of `u`).
+    pub fn new(u: &[f64], y: &[f64], degree: usize) -> Result<Self, String> {
+        let n = u.len();
+        if n != y.len() {
+            return Err(format!(
+                "{} abscissae but {} ordinates: each control point needs both",
+                n,
+                y.len()
+            ));
+        }
+        if !(2..=MAX_POINTS).contains(&n) {
+            return Err(format!(
+                "a curve needs 2 to {MAX_POINTS} control points, not {n}"
+            ));
+        }
+        if !(1..=3).contains(&degree) {
+            return Err(format!("curve degree {degree}: must be 1, 2 or 3"));
+        }
+        if let Some(i) = (0..n).find(|&i| !u[i].is_finite() || !y[i].is_finite()) {
+            return Err(format!(
+                "control point {} = ({}, {}) is not finite",
+                i + 1,
+                u[i],
+                y[i]
+            ));
+        }
+        if let Some(i) = (1..n).find(|&i| u[i] <= u[i - 1]) {
+            return Err(format!(
+                "control point abscissae must increase: point {} at {} does not follow {}",
+                i + 1,
+                u[i],
+                u[i - 1]
+            ));
+        }
+        let p = degree.min(n - 1);
+        let mut curve = BSplineCurve {
+            n,
+            degree: p,
+            u: [0.0; MAX_POINTS],
+            y: [0.0; MAX_POINTS],
+            knots: [0.0; MAX_POINTS + 4],
+        };
+        curve.u[..n].copy_from_slice(u);
+        curve.y[..n].copy_from_slice(y);
+        // Clamped uniform knots: p + 1 zeros, n - p - 1 interior, p + 1 ones.
+        let spans = (n - p) as f64;
+        for k in 0..n + p + 1 {
+            curve.knots[k] = if k <= p {
+                0.0
+            } else if k >= n {
+                1.0
+            } else {
+                (k - p) as f64 / spans
+            };
+        }
+        Ok(curve)
+    }
+
+    /// Number of control points.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the curve has no control points (never: at least 2).
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The degree in use.
+    pub fn degree(&self) -> usize {
+        self.degree
+    }
+
+    /// First and last abscissa.
+    pub fn domain(&self) -> (f64, f64) {
+        (self.u[0], self.u[self.n - 1])
+    }
+
+    /// The knot span `k` with `knots[k] <= t < knots[k + 1]` (the last
+    /// non-empty span for `t = 1`).
+    fn span(&self, t: f64) -> usize {
+        let p = self.degree;
+        let mut k = p;
+        while k + 1 < self.n && self.knots[k + 1] <= t {
+            k += 1;
+        }
+        k
+    }
+
+    /// The `p + 1` non-zero basis functions on span `k` at `t` and their
+    /// derivatives (Cox-de Boor recursion).
+    fn basis(&self, k: usize, t: f64) -> ([f64; 4], [f64; 4]) {
+        let p = self.degree;
+        let kn = &self.knots;
+        // Degree p - 1 basis first (for the derivative), then degree p.
+        let mut n = [0.0f64; 4];
+        n[0] = 1.0;
+        let mut lower = [0.0f64; 4];
+        for d in 1..=p {
+            if d == p {
+                lower = n;
+            }
+            let mut next = [0.0f64; 4];
+            for r in 0..=d {
+                // Basis function index i = k - d + r of degree d.
+                let i = k + r - d;
+                let mut v = 0.0;
+                if r > 0 {
+                    let den = kn[i + d] - kn[i];
+                    if den > 0.0 {
+                        v += (t - kn[i]) / den * n[r - 1];
+                    }
+                }
+                if r < d {
+                    let den = kn[i + d + 1] - kn[i + 1];
+                    if den > 0.0 {
+                        v += (kn[i + d + 1] - t) / den * n[r];
+                    }
+                }
+                next[r] = v;
+            }
+            n = next;
+        }
+        // dN_i,p/dt = p (N_i,p-1 / (t_i+p - t_i) - N_i+1,p-1 / (t_i+p+1 - t_i+1)).
+        let mut dn = [0.0f64; 4];
+        for r in 0..=p {
+            let i = k + r - p;
+            let mut v = 0.0;
+            if r > 0 {
+                let den = kn[i + p] - kn[i];
+                if den > 0.0 {
+                    v += lower[r - 1] / den;
+                }
+            }
+            if r < p {
+                let den = kn[i + p + 1] - kn[i + 1];
+                if den > 0.0 {
+                    v -= lower[r] / den;
+                }
+            }
+            dn[r] = p as f64 * v;
+        }
+        (n, dn)
+    }
+
+    /// The curve point at parameter `t` in `[0, 1]`: `(u, y, du/dt, dy/dt)`.
+    pub fn at_parameter(&self, t: f64) -> (f64, f64, f64, f64) {
+        let t = t.clamp(0.0, 1.0);
+        let k = self.span(t);
+        let (n, dn) = self.basis(k, t);
+        let (mut u, mut y, mut du, mut dy) = (0.0, 0.0, 0.0, 0.0);
+        for r in 0..=self.degree {
+            let i = k + r - self.degree;
+            u += n[r] * self.u[i];
+            y += n[r] * self.y[i];
+            du += dn[r] * self.u[i];
+            dy += dn[r] * self.y[i];
+        }
+        (u, y, du, dy)
+    }
+
+    /// `y(u)` and `dy/du`. Outside the control abscissae the curve is held
+    /// at its end values (slope 0). Inside, `u(t) = u` is solved by
+    /// safeguarded Newton (bisection when a step leaves the bracket): `u(t)`
+    /// increases with `t` because the abscissae do.
+    pub fn eval(&self, u: f64) -> CurvePoint {
+        let (u0, u1) = self.domain();
+        if u <= u0 {
+            return CurvePoint {
+                value: self.y[0],
+                slope: 0.0,
+            };
+        }
+        if u >= u1 {
+            return CurvePoint {
+                value: self.y[self.n - 1],
+                slope: 0.0,
+            };
+        }
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        let mut t = (u - u0) / (u1 - u0);
+        for _ in 0..100 {
+            let (ut, _, dut, _) = self.at_parameter(t);
+            let f = ut - u;
+            if f > 0.0 {
+                hi = t;
+            } else {
+                lo = t;
+            }
+            if f.abs() <= 1e-15 * (u1 - u0) || hi - lo <= f64::EPSILON {
+                break;
+            }
+            let newton = t - f / dut;
+            t = if dut > 0.0 && newton > lo && newton < hi {
+                newton
+            } else {
+                0.5 * (lo + hi)
+            };
+        }
+        let (_, y, du, dy) = self.at_parameter(t);
+        CurvePoint {
+            value: y,
+            slope: if du > 0.0 { dy / du } else { 0.0 },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_collinear_polygon_is_a_straight_line_at_every_degree() {
+        let u = [0.0, 2.0, 4.0, 6.0, 8.0, 10.0];
+        let y = [0.0, 19.0, 38.0, 57.0, 76.0, 95.0];
+        for degree in 1..=3 {
+            let c = BSplineCurve::new(&u, &y, degree).unwrap();
+            for k in 0..=100 {
+                let x = 0.1 * k as f64;
+                let p = c.eval(x);
+                assert!((p.value - 9.5 * x).abs() < 1e-11, "{degree} {x} {p:?}");
+                if k > 0 && k < 100 {
+                    assert!((p.slope - 9.5).abs() < 1e-9, "{degree} {x} {p:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn clamped_ends_and_held_outside() {
+        let c = BSplineCurve::new(
+            &[0.0, 2.5, 5.0, 7.5, 10.0],
+            &[0.0, 12.0, 35.0, 65.0, 95.0],
+            3,
+        )
+        .unwrap();
+        assert_eq!(c.eval(0.0).value, 0.0);
+        assert!((c.eval(10.0).value - 95.0).abs() < 1e-12);
+        assert_eq!(c.eval(-3.0).value, 0.0);
+        assert_eq!(c.eval(12.0).value, 95.0);
+        // Progressive: the midpoint lies below the chord.
+        assert!(c.eval(5.0).value < 47.5);
+    }
+
+    #[test]
+    fn slope_agrees_with_central_differences() {
+        let c = BSplineCurve::new(
+            &[0.0, 2.0, 4.0, 6.0, 8.0, 10.0],
+            &[0.0, 5.0, 12.0, 30.0, 70.0, 95.0],
+            3,
+        )
+        .unwrap();
+        for k in 1..100 {
+            let x = 0.1 * k as f64 + 0.013;
+            let h = 1e-6;
+            let fd = (c.eval(x + h).value - c.eval(x - h).value) / (2.0 * h);
+            let s = c.eval(x).slope;
+            assert!((s - fd).abs() <= 1e-6 * (1.0 + s.abs()), "{x}: {s} vs {fd}");
+        }
+    }
+
+    #[test]
+    fn degree_one_interpolates_the_control_points() {
+        let c = BSplineCurve::new(&[0.0, 1.0, 3.0], &[0.0, 4.0, 5.0], 1).unwrap();
+        assert!((c.eval(1.0).value - 4.0).abs() < 1e-12);
+        assert!((c.eval(2.0).value - 4.5).abs() < 1e-12);
+        assert!((c.eval(0.5).slope - 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn partition_of_unity() {
+        let c = BSplineCurve::new(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[1.0; 7], 3).unwrap();
+        for k in 0..=50 {
+            let (_, y, _, dy) = c.at_parameter(k as f64 / 50.0);
+            assert!((y - 1.0).abs() < 1e-14 && dy.abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn bad_control_points_are_refused_with_a_reason() {
+        assert!(
+            BSplineCurve::new(&[0.0], &[0.0], 3)
+                .unwrap_err()
+                .contains("2 to")
+        );
+        assert!(
+            BSplineCurve::new(&[0.0, 1.0, 1.0], &[0.0, 1.0, 2.0], 2)
+                .unwrap_err()
+                .contains("increase")
+        );
+        assert!(
+            BSplineCurve::new(&[0.0, 1.0], &[0.0, f64::NAN], 1)
+                .unwrap_err()
+                .contains("not finite")
+        );
+        assert!(
+            BSplineCurve::new(&[0.0, 1.0], &[0.0, 1.0], 4)
+                .unwrap_err()
+                .contains("degree")
+        );
+    }
+}

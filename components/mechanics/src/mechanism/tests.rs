@@ -1,0 +1,269 @@
+use super::*;
+
+/// The card's four-bar: crank A-B, coupler B-P, rocker C-P; θ is the crank's
+/// angle (coordinate 2).
+fn four_bar() -> (Mechanism<9, 1>, SVector<f64, 9>) {
+    let (l1, l2, l3) = (2.0, 8.0, 5.0);
+    let m = Mechanism::new(
+        vec![
+            Body::slender_bar(l1, 100.0),
+            Body::slender_bar(l2, 400.0),
+            Body::slender_bar(l3, 250.0),
+        ],
+        vec![
+            Revolute {
+                a: Anchor::ground(-2.0, 3.0),
+                b: Anchor::on(0, -l1 / 2.0, 0.0),
+            },
+            Revolute {
+                a: Anchor::on(0, l1 / 2.0, 0.0),
+                b: Anchor::on(1, -l2 / 2.0, 0.0),
+            },
+            Revolute {
+                a: Anchor::on(1, l2 / 2.0, 0.0),
+                b: Anchor::on(2, l3 / 2.0, 0.0),
+            },
+            Revolute {
+                a: Anchor::ground(8.0, 0.0),
+                b: Anchor::on(2, -l3 / 2.0, 0.0),
+            },
+        ],
+        [2],
+        Vector2::new(0.0, -9.81),
+    )
+    .unwrap();
+    // A rough upper-branch guess: crank horizontal, coupler rising to the
+    // right, rocker pointing up and left.
+    let (p2, p3) = (0.3f64, 2.0f64);
+    let b = Vector2::new(0.0, 3.0);
+    let c = Vector2::new(8.0, 0.0);
+    let g2 = b + Vector2::new(p2.cos(), p2.sin()) * (l2 / 2.0);
+    let g3 = c + Vector2::new(p3.cos(), p3.sin()) * (l3 / 2.0);
+    let guess = SVector::from([-1.0, 3.0, 0.0, g2.x, g2.y, p2, g3.x, g3.y, p3]);
+    (m, guess)
+}
+
+fn assembled(m: &Mechanism<9, 1>, guess: &SVector<f64, 9>, theta: f64) -> SVector<f64, 9> {
+    m.assemble(&SVector::from([theta]), guess).unwrap().0
+}
+
+#[test]
+fn the_loop_closes_to_round_off_on_the_upper_branch() {
+    let (m, guess) = four_bar();
+    let q = assembled(&m, &guess, 0.0);
+    assert!(m.loop_residual(&q) < 1e-14, "{}", m.loop_residual(&q));
+    // The rocker tip lies on both circles, above the line B-C.
+    let tip = m.point(&q, &Anchor::on(2, 2.5, 0.0));
+    assert!(((tip - Vector2::new(0.0, 3.0)).norm() - 8.0).abs() < 1e-13);
+    assert!(((tip - Vector2::new(8.0, 0.0)).norm() - 5.0).abs() < 1e-13);
+    assert!(tip.y > 3.0, "{tip:?}");
+}
+
+#[test]
+fn velocity_transformation_and_its_derivative_match_finite_differences() {
+    let (m, guess) = four_bar();
+    for theta in [-0.4, 0.0, 0.3, 1.2] {
+        let q = assembled(&m, &guess, theta);
+        let k = m.kinematics(&q, &SVector::from([1.0])).unwrap();
+        let h = 1e-6;
+        let qp = assembled(&m, &q, theta + h);
+        let qm = assembled(&m, &q, theta - h);
+        let fd = (qp - qm) / (2.0 * h);
+        assert!((k.r.column(0) - &fd).amax() < 1e-8, "θ = {theta}");
+        // dR/dθ from the quadratic terms, and a0 = dR/dθ θ'^2.
+        let kp = m.kinematics(&qp, &SVector::zeros()).unwrap();
+        let km = m.kinematics(&qm, &SVector::zeros()).unwrap();
+        let fd_r = (kp.r.column(0) - km.r.column(0)) / (2.0 * h);
+        let d = m.dr_dz(&k, 0, 0);
+        assert!((d - &fd_r).amax() < 1e-7, "θ = {theta}");
+        assert!((k.a0 - d).amax() < 1e-12);
+    }
+}
+
+#[test]
+fn free_motion_under_gravity_conserves_energy() {
+    let (m, guess) = four_bar();
+    let cont =
+        Continuation::build(&m, &assembled(&m, &guess, 0.0), std::f64::consts::PI, 0.02).unwrap();
+    let energy = |th: f64, w: f64| {
+        let q = m.assemble(&SVector::from([th]), &cont.guess(th)).unwrap().0;
+        let k = m.kinematics(&q, &SVector::from([w])).unwrap();
+        m.kinetic_energy(&k.qdot) + m.potential_energy(&q)
+    };
+    let accel = |th: f64, w: f64| {
+        let q = m.assemble(&SVector::from([th]), &cont.guess(th)).unwrap().0;
+        let k = m.kinematics(&q, &SVector::from([w])).unwrap();
+        m.motion(&k, &SVector::zeros()).zddot[0]
+    };
+    let (mut th, mut w) = (0.2, 0.0);
+    let e0 = energy(th, w);
+    let h = 1e-3;
+    for _ in 0..2000 {
+        let (k1t, k1w) = (w, accel(th, w));
+        let (k2t, k2w) = (
+            w + 0.5 * h * k1w,
+            accel(th + 0.5 * h * k1t, w + 0.5 * h * k1w),
+        );
+        let (k3t, k3w) = (
+            w + 0.5 * h * k2w,
+            accel(th + 0.5 * h * k2t, w + 0.5 * h * k2w),
+        );
+        let (k4t, k4w) = (w + h * k3w, accel(th + h * k3t, w + h * k3w));
+        th += h / 6.0 * (k1t + 2.0 * k2t + 2.0 * k3t + k4t);
+        w += h / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w);
+    }
+    // It swings (the mechanism is not in equilibrium at 0.2 rad) and keeps
+    // its energy to the integrator's accuracy.
+    assert!((th - 0.2).abs() > 0.05, "{th}");
+    assert!(
+        (energy(th, w) - e0).abs() < 1e-6 * e0.abs(),
+        "{} vs {e0}",
+        energy(th, w)
+    );
+}
+
+#[test]
+fn continuation_warm_start_gives_the_cold_solution_in_fewer_iterations() {
+    let (m, guess) = four_bar();
+    let q0 = assembled(&m, &guess, 0.0);
+    let cont = Continuation::build(&m, &q0, std::f64::consts::PI, 2f64.to_radians()).unwrap();
+    // Grashof crank-rocker: the crank turns all the way round.
+    let (lo, hi) = cont.range();
+    assert!(hi - lo > 6.0, "{lo} .. {hi}");
+    for theta in [-0.5, -0.123, 0.0, 0.4567, 1.0] {
+        let (warm, iw) = m
+            .assemble(&SVector::from([theta]), &cont.guess(theta))
+            .unwrap();
+        let (cold, ic) = m.assemble(&SVector::from([theta]), &q0).unwrap();
+        assert!((warm - cold).amax() < 1e-12);
+        assert!(iw <= 3 && iw < ic.max(4), "{iw} vs {ic}");
+    }
+}
+
+#[test]
+fn a_cylinder_force_does_virtual_work_through_its_gradient() {
+    let (m, guess) = four_bar();
+    let q = assembled(&m, &guess, 0.1);
+    let d = Anchor::ground(-1.0, 0.0);
+    let g = Anchor::on(0, 0.0, 0.0);
+    let (s, grad) = m.distance(&q, &d, &g);
+    let h = 1e-6;
+    let sp = m.distance(&assembled(&m, &q, 0.1 + h), &d, &g).0;
+    let sm = m.distance(&assembled(&m, &q, 0.1 - h), &d, &g).0;
+    let k = m.kinematics(&q, &SVector::from([1.0])).unwrap();
+    assert!(((sp - sm) / (2.0 * h) - grad.dot(&k.qdot)).abs() < 1e-8);
+    assert!(s > 2.0 && s < 4.0);
+}
+
+#[test]
+fn a_five_bar_with_two_degrees_of_freedom_is_only_another_table() {
+    // Two cranks from two ground pivots joined by two bars: 4 bodies,
+    // 5 joints, 2 degrees of freedom.
+    let m = Mechanism::<12, 2>::new(
+        vec![Body::slender_bar(1.0, 1.0); 4],
+        vec![
+            Revolute {
+                a: Anchor::ground(0.0, 0.0),
+                b: Anchor::on(0, -0.5, 0.0),
+            },
+            Revolute {
+                a: Anchor::on(0, 0.5, 0.0),
+                b: Anchor::on(1, -0.5, 0.0),
+            },
+            Revolute {
+                a: Anchor::on(1, 0.5, 0.0),
+                b: Anchor::on(2, 0.5, 0.0),
+            },
+            Revolute {
+                a: Anchor::on(2, -0.5, 0.0),
+                b: Anchor::on(3, 0.5, 0.0),
+            },
+            Revolute {
+                a: Anchor::ground(1.0, 0.0),
+                b: Anchor::on(3, -0.5, 0.0),
+            },
+        ],
+        [2, 11],
+        Vector2::new(0.0, -9.81),
+    )
+    .unwrap();
+    let (a, b) = (1.5f64, 1.3f64);
+    let guess = SVector::from([
+        0.5 * a.cos(),
+        0.5 * a.sin(),
+        a,
+        a.cos() + 0.5,
+        a.sin() + 0.4,
+        0.3,
+        1.0 + b.cos() - 0.1,
+        b.sin() + 0.4,
+        -2.8,
+        1.0 + 0.5 * b.cos(),
+        0.5 * b.sin(),
+        b,
+    ]);
+    let q = m.assemble(&SVector::from([a, b]), &guess).unwrap().0;
+    assert!(m.loop_residual(&q) < 1e-14);
+    let k = m.kinematics(&q, &SVector::from([0.3, -0.2])).unwrap();
+    // Velocities satisfy the differentiated constraints.
+    let h = 1e-7;
+    let q2 = m
+        .assemble(&SVector::from([a + 0.3 * h, b - 0.2 * h]), &q)
+        .unwrap()
+        .0;
+    assert!(((q2 - q) / h - k.qdot).amax() < 1e-6);
+    let motion = m.motion(&k, &SVector::zeros());
+    assert!(motion.zddot.iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn inconsistent_tables_are_refused_with_a_reason() {
+    let e = Mechanism::<9, 1>::new(
+        vec![Body::slender_bar(1.0, 1.0); 3],
+        vec![],
+        [2],
+        Vector2::zeros(),
+    )
+    .unwrap_err();
+    assert!(e.contains("degrees of freedom"), "{e}");
+    let e = Mechanism::<6, 1>::new(
+        vec![Body::slender_bar(1.0, 1.0); 3],
+        vec![],
+        [2],
+        Vector2::zeros(),
+    )
+    .unwrap_err();
+    assert!(e.contains("coordinates"), "{e}");
+    let e = Mechanism::<3, 1>::new(
+        vec![Body {
+            mass: 0.0,
+            inertia: 1.0,
+        }],
+        vec![Revolute {
+            a: Anchor::ground(0.0, 0.0),
+            b: Anchor::on(0, 0.5, 0.0),
+        }],
+        [2],
+        Vector2::zeros(),
+    )
+    .unwrap_err();
+    assert!(e.contains("mass"), "{e}");
+    let e = Mechanism::<3, 1>::new(
+        vec![Body::slender_bar(1.0, 1.0)],
+        vec![Revolute {
+            a: Anchor::ground(0.0, 0.0),
+            b: Anchor::on(3, 0.5, 0.0),
+        }],
+        [2],
+        Vector2::zeros(),
+    )
+    .unwrap_err();
+    assert!(e.contains("does not exist"), "{e}");
+}
+
+#[test]
+fn a_loop_that_cannot_close_is_an_error_not_nan() {
+    let (m, guess) = four_bar();
+    // Independent coordinate NaN: refused, no NaN coordinates returned.
+    assert!(m.assemble(&SVector::from([f64::NAN]), &guess).is_err());
+}
