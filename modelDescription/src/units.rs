@@ -159,7 +159,12 @@ pub static UNITS: &[Unit] = &[
         BaseUnit::kg_m_s(0, 3, 0),
         &[du("cm3", 1e6), du("L", 1e3)],
     ),
-    unit("m2", "area", BaseUnit::kg_m_s(0, 2, 0), &[du("mm2", 1e6)]),
+    unit(
+        "m2",
+        "area",
+        BaseUnit::kg_m_s(0, 2, 0),
+        &[du("mm2", 1e6), du("cm2", 1e4)],
+    ),
     unit("m", "length", BaseUnit::kg_m_s(0, 1, 0), &[du("mm", 1e3)]),
     unit(
         "m/s",
@@ -184,6 +189,13 @@ pub static UNITS: &[Unit] = &[
     ),
     unit("N.s/m", "viscous damping", BaseUnit::kg_m_s(1, 0, -1), &[]),
     unit("N.m", "torque", BaseUnit::kg_m_s(1, 2, -2), &[]),
+    unit("J", "energy", BaseUnit::kg_m_s(1, 2, -2), &[du("kJ", 1e-3)]),
+    unit(
+        "m3/(s.Pa)",
+        "flow per pressure (linear valve gain)",
+        BaseUnit::kg_m_s(-1, 4, 1),
+        &[du("L/(min.bar)", 6e9)],
+    ),
     unit("W", "power", BaseUnit::kg_m_s(1, 2, -3), &[du("kW", 1e-3)]),
     unit(
         "Pa.s",
@@ -214,7 +226,10 @@ pub static UNITS: &[Unit] = &[
             s: -1,
             ..BaseUnit::ONE
         },
-        &[du("rpm", 30.0 / std::f64::consts::PI)],
+        &[
+            du("rpm", 30.0 / std::f64::consts::PI),
+            du("deg/s", 180.0 / std::f64::consts::PI),
+        ],
     ),
     unit(
         "V",
@@ -227,6 +242,18 @@ pub static UNITS: &[Unit] = &[
             ..BaseUnit::ONE
         },
         &[],
+    ),
+    unit(
+        "m2/V",
+        "opening area per volt",
+        BaseUnit {
+            kg: -1,
+            m: 0,
+            s: 3,
+            a: 1,
+            ..BaseUnit::ONE
+        },
+        &[du("mm2/V", 1e6)],
     ),
     unit(
         "A",

@@ -1,0 +1,171 @@
+//! The hydraulics of the four-bar (`MODEL.md` F1-F8): constant-flow pump
+//! into the pump line with a relief valve, the closed-centre 4/3 valve on
+//! its curves with a first-order spool, the cylinder's two chambers and its
+//! seal friction. Given the rod's length `s` and rate `s'` it gives the
+//! pressures' rates, the cylinder force and the partial derivatives a
+//! stiff solver needs.
+
+use fmu_core::nalgebra::{SMatrix, SVector};
+use hydraulics::{BrownMcPhee, CurveValve, CurveValveFlows, ReliefValve};
+
+fmu_core::states! {
+    /// The hydraulic states: a block of a circuit's state vector.
+    pub struct HydraulicStates {
+        /// Pump-line pressure, Pa
+        pp: nominal 1e7;
+        /// Piston-side pressure, Pa
+        p1: nominal 1e7;
+        /// Rod-side pressure, Pa
+        p2: nominal 1e7;
+        /// Spool signal, V
+        U: nominal 10.0;
+    }
+}
+
+/// The hydraulic state vector `[pp, p1, p2, U]`.
+pub type HydraulicState = SVector<f64, 4>;
+
+/// The hydraulic elements.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Actuator {
+    /// Piston-side area A1, m2.
+    pub a1: f64,
+    /// Rod-side area A2, m2.
+    pub a2: f64,
+    /// Shortest pin-to-pin length, m.
+    pub s_min: f64,
+    /// Stroke, m.
+    pub stroke: f64,
+    /// Pump flow, m3/s.
+    pub qp: f64,
+    /// Tank pressure, Pa.
+    pub pt: f64,
+    /// Pump-line volume, m3.
+    pub vp: f64,
+    /// Piston-side line volume, m3.
+    pub vh1: f64,
+    /// Rod-side line volume, m3.
+    pub vh2: f64,
+    /// Bulk modulus at zero pressure, Pa.
+    pub kp: f64,
+    /// Its pressure slope.
+    pub k0: f64,
+    /// The relief valve.
+    pub relief: ReliefValve,
+    /// The 4/3 valve.
+    pub valve: CurveValve,
+    /// Spool time constant, s.
+    pub tau: f64,
+    /// Seal friction.
+    pub friction: BrownMcPhee,
+    /// Initial rod-side pressure, Pa.
+    pub p2_0: f64,
+}
+
+/// One evaluation of the hydraulics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ActuatorEval {
+    /// Rates of `[pp, p1, p2, U]`.
+    pub rates: HydraulicState,
+    /// Their Jacobian with respect to `[pp, p1, p2, U]`.
+    pub jac: SMatrix<f64, 4, 4>,
+    /// Their derivative with respect to the length s.
+    pub d_s: HydraulicState,
+    /// Their derivative with respect to the rate s'.
+    pub d_sdot: HydraulicState,
+    /// Cylinder force on the rod, F_h = p1 A1 - p2 A2 - F_mu, N.
+    pub force: f64,
+    /// dF_h/ds', N s/m (the friction's slope, negated).
+    pub force_sdot: f64,
+    /// Seal friction F_mu, N.
+    pub friction: f64,
+    /// The valve's edge flows.
+    pub flows: CurveValveFlows,
+    /// Relief flow, m3/s.
+    pub q_relief: f64,
+}
+
+impl Actuator {
+    /// The bulk modulus β(p) = kp + k0 p (F3) and its slope.
+    pub fn bulk(&self, p: f64) -> (f64, f64) {
+        (self.kp + self.k0 * p, self.k0)
+    }
+
+    /// The chamber volumes at length s (F2): V1 = Vh1 + A1 (s - s_min),
+    /// V2 = Vh2 + A2 (s_min + stroke - s).
+    pub fn volumes(&self, s: f64) -> (f64, f64) {
+        let x = s - self.s_min;
+        (
+            self.vh1 + self.a1 * x,
+            self.vh2 + self.a2 * (self.stroke - x),
+        )
+    }
+
+    /// The starting state at length s0: at rest, p2 = p2_0, p1 from the
+    /// holding force `force` (p1 A1 - p2 A2 = force, F6 at rest), pp where
+    /// the relief passes the pump flow (F4), spool closed.
+    pub fn initial(&self, force: f64) -> HydraulicState {
+        let p1 = (force + self.p2_0 * self.a2) / self.a1;
+        let pp = if self.qp > 0.0 {
+            self.relief.pressure_for(self.qp)
+        } else {
+            self.relief.p_crack
+        };
+        SVector::from([pp, p1, self.p2_0, 0.0])
+    }
+
+    /// The rates at state `x`, command `u_ref` (V), length `s` and rate
+    /// `s_dot` (F1-F8).
+    pub fn eval(&self, u_ref: f64, x: &HydraulicState, s: f64, s_dot: f64) -> ActuatorEval {
+        let [pp, p1, p2, u] = [x[0], x[1], x[2], x[3]];
+        let f = self.valve.flows(u, pp, p1, p2, self.pt);
+        let (q_relief, q_relief_dp) = self.relief.flow(pp);
+        let (v1, v2) = self.volumes(s);
+        let (bp, bp_p) = self.bulk(pp);
+        let (b1, b1_p) = self.bulk(p1);
+        let (b2, b2_p) = self.bulk(p2);
+        // F1, F2: net flows into each volume.
+        let net_p = self.qp - q_relief - f.pa.q - f.pb.q;
+        let net_1 = f.pa.q - f.at.q - self.a1 * s_dot;
+        let net_2 = self.a2 * s_dot - f.bt.q + f.pb.q;
+        let rates = SVector::from([
+            bp / self.vp * net_p,
+            b1 / v1 * net_1,
+            b2 / v2 * net_2,
+            (u_ref - u) / self.tau,
+        ]);
+        let mut jac = SMatrix::<f64, 4, 4>::zeros();
+        let (cp, c1, c2) = (bp / self.vp, b1 / v1, b2 / v2);
+        jac[(0, 0)] = bp_p / self.vp * net_p + cp * (-q_relief_dp - f.pa.q_dp - f.pb.q_dp);
+        jac[(0, 1)] = cp * f.pa.q_dp;
+        jac[(0, 2)] = cp * f.pb.q_dp;
+        jac[(0, 3)] = cp * (-f.pa.q_u - f.pb.q_u);
+        jac[(1, 0)] = c1 * f.pa.q_dp;
+        jac[(1, 1)] = b1_p / v1 * net_1 + c1 * (-f.pa.q_dp - f.at.q_dp);
+        jac[(1, 3)] = c1 * (f.pa.q_u - f.at.q_u);
+        jac[(2, 0)] = c2 * f.pb.q_dp;
+        jac[(2, 2)] = b2_p / v2 * net_2 + c2 * (-f.bt.q_dp - f.pb.q_dp);
+        jac[(2, 3)] = c2 * (-f.bt.q_u + f.pb.q_u);
+        jac[(3, 3)] = -1.0 / self.tau;
+        // dV1/ds = A1, dV2/ds = -A2.
+        let d_s = SVector::from([
+            0.0,
+            -c1 * net_1 * self.a1 / v1,
+            c2 * net_2 * self.a2 / v2,
+            0.0,
+        ]);
+        let d_sdot = SVector::from([0.0, -c1 * self.a1, c2 * self.a2, 0.0]);
+        let (friction, friction_v) = self.friction.eval(s_dot);
+        ActuatorEval {
+            rates,
+            jac,
+            d_s,
+            d_sdot,
+            force: p1 * self.a1 - p2 * self.a2 - friction,
+            force_sdot: -friction_v,
+            friction,
+            flows: f,
+            q_relief,
+        }
+    }
+}

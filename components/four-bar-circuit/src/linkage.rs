@@ -1,0 +1,231 @@
+//! The four-bar linkage and the cylinder's pins (`MODEL.md` M1-M6): a table
+//! for the planar-mechanics crate (bodies crank, coupler, rocker; joints at
+//! A, B, P, C; the crank angle independent), the start on the upper
+//! assembly branch, and the cylinder's length, rate and generalised force.
+
+use crate::params::LinkageParams;
+use fmu_core::nalgebra::{SVector, Vector2};
+use mechanics::{Anchor, Body, Continuation, Kinematics, Mechanism, Revolute};
+
+/// Coordinates of the linkage: `(x, y, phi)` of crank, coupler, rocker.
+pub type Coordinates = SVector<f64, 9>;
+
+/// Index of the crank angle θ in the coordinates.
+pub const THETA: usize = 2;
+/// Index of the coupler angle φ2.
+pub const PHI2: usize = 5;
+/// Index of the rocker angle φ3.
+pub const PHI3: usize = 8;
+
+/// The linkage with its cylinder pins and its warm-start table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Linkage {
+    mech: Mechanism<9, 1>,
+    warm: Continuation<9>,
+    /// The cylinder's ground pin D.
+    pin_ground: Anchor,
+    /// The cylinder's rod pin G, the crank's centre.
+    pin_rod: Anchor,
+    /// Crank angle where the cylinder's pin-to-pin length is `s0`, rad.
+    pub theta0: f64,
+}
+
+/// The linkage at one state `(θ, θ')`.
+#[derive(Debug, Clone)]
+pub struct LinkageEval {
+    /// The assembled coordinates and their velocities.
+    pub kin: Kinematics<9, 1>,
+    /// Cylinder pin-to-pin length s, m.
+    pub s: f64,
+    /// ds/dθ, m/rad.
+    pub ds: f64,
+    /// s' = ds/dθ θ', m/s.
+    pub s_dot: f64,
+    /// Generalised mass R^T M R, kg m2.
+    pub mass: f64,
+    /// θ'' without cylinder force, rad/s2.
+    pub theta_ddot_free: f64,
+    /// d θ'' / d θ' at fixed force (the velocity-squared terms), 1/s.
+    pub dtheta_ddot_domega: f64,
+    /// Loop residual |Φ|, m.
+    pub residual: f64,
+}
+
+impl LinkageEval {
+    /// θ'' with cylinder force `force` (N, positive extends; M5: it enters
+    /// as the generalised force F ds/dθ).
+    pub fn theta_ddot(&self, force: f64) -> f64 {
+        self.theta_ddot_free + force * self.ds / self.mass
+    }
+
+    /// The cylinder force that would hold the linkage still here
+    /// (against gravity and the velocity terms), N.
+    pub fn holding_force(&self) -> f64 {
+        -self.theta_ddot_free * self.mass / self.ds
+    }
+
+    /// d θ'' / dF, rad/(s2 N).
+    pub fn dtheta_ddot_dforce(&self) -> f64 {
+        self.ds / self.mass
+    }
+}
+
+fn bar_guess(start: Vector2<f64>, end: Vector2<f64>) -> (f64, f64, f64) {
+    let c = 0.5 * (start + end);
+    let d = end - start;
+    (c.x, c.y, d.y.atan2(d.x))
+}
+
+impl Linkage {
+    /// Builds the table (M1) and finds the start: the crank angle θ0 where
+    /// the cylinder is `s0` long, nearest to the crank pointing along +x,
+    /// on the upper assembly branch. An error when the bars cannot close the
+    /// loop there or the cylinder cannot reach `s0`.
+    pub fn new(p: &LinkageParams, s0: f64) -> Result<Self, String> {
+        let a = Vector2::new(p.Ax, p.Ay);
+        let c = Vector2::new(p.Cx, p.Cy);
+        let mech = Mechanism::new(
+            vec![
+                Body::slender_bar(p.L1, p.m1),
+                Body::slender_bar(p.L2, p.m2),
+                Body::slender_bar(p.L3, p.m3),
+            ],
+            vec![
+                Revolute {
+                    a: Anchor::Ground(a),
+                    b: Anchor::on(0, -p.L1 / 2.0, 0.0),
+                },
+                Revolute {
+                    a: Anchor::on(0, p.L1 / 2.0, 0.0),
+                    b: Anchor::on(1, -p.L2 / 2.0, 0.0),
+                },
+                Revolute {
+                    a: Anchor::on(1, p.L2 / 2.0, 0.0),
+                    b: Anchor::on(2, p.L3 / 2.0, 0.0),
+                },
+                Revolute {
+                    a: Anchor::Ground(c),
+                    b: Anchor::on(2, -p.L3 / 2.0, 0.0),
+                },
+            ],
+            [THETA],
+            Vector2::new(0.0, -p.g),
+        )?;
+        // Upper branch at θ = 0: the coupler's far end P where the circles
+        // about B (radius L2) and C (radius L3) meet, on the left of B -> C.
+        let b = a + Vector2::new(p.L1, 0.0);
+        let bc = c - b;
+        let d = bc.norm();
+        if !(d < p.L2 + p.L3 && d > (p.L2 - p.L3).abs()) {
+            return Err(format!(
+                "the coupler (L2 = {} m) and the rocker (L3 = {} m) cannot reach each other across {d:.4} m at θ = 0: the loop does not close",
+                p.L2, p.L3
+            ));
+        }
+        let along = (p.L2 * p.L2 - p.L3 * p.L3 + d * d) / (2.0 * d);
+        let h = (p.L2 * p.L2 - along * along).max(0.0).sqrt();
+        let e = bc / d;
+        let tip = b + e * along + Vector2::new(-e.y, e.x) * h;
+        let (x1, y1, f1) = bar_guess(a, b);
+        let (x2, y2, f2) = bar_guess(b, tip);
+        let (x3, y3, f3) = bar_guess(c, tip);
+        let guess = SVector::from([x1, y1, f1, x2, y2, f2, x3, y3, f3]);
+        let (q, _) = mech.assemble(&SVector::from([0.0]), &guess)?;
+        let warm = Continuation::build(&mech, &q, std::f64::consts::PI, 2f64.to_radians())?;
+        let mut linkage = Linkage {
+            mech,
+            warm,
+            pin_ground: Anchor::ground(p.Dx, p.Dy),
+            pin_rod: Anchor::on(0, 0.0, 0.0),
+            theta0: 0.0,
+        };
+        linkage.theta0 = linkage.theta_at_length(s0)?;
+        Ok(linkage)
+    }
+
+    /// The mechanism table.
+    pub fn mechanism(&self) -> &Mechanism<9, 1> {
+        &self.mech
+    }
+
+    /// Assembled coordinates at crank angle θ (M2), warm-started from the
+    /// continuation table.
+    pub fn assemble(&self, theta: f64) -> Result<Coordinates, String> {
+        Ok(self
+            .mech
+            .assemble(&SVector::from([theta]), &self.warm.guess(theta))?
+            .0)
+    }
+
+    /// Cylinder length and ds/dθ at crank angle θ.
+    pub fn length(&self, theta: f64) -> Result<(f64, f64), String> {
+        let q = self.assemble(theta)?;
+        let k = self.mech.kinematics(&q, &SVector::from([1.0]))?;
+        let (s, grad) = self.mech.distance(&q, &self.pin_ground, &self.pin_rod);
+        Ok((s, grad.dot(&k.r.column(0))))
+    }
+
+    /// The crank angle where the cylinder is `s` long, by Newton from θ = 0.
+    pub fn theta_at_length(&self, s: f64) -> Result<f64, String> {
+        let mut theta = 0.0f64;
+        for _ in 0..50 {
+            let (l, ds) = self.length(theta)?;
+            let step = (l - s) / ds;
+            if !step.is_finite() {
+                break;
+            }
+            theta -= step;
+            if step.abs() < 1e-15 {
+                return Ok(theta);
+            }
+        }
+        let (l, _) = self.length(theta)?;
+        if (l - s).abs() < 1e-12 {
+            return Ok(theta);
+        }
+        Err(format!(
+            "the cylinder cannot be {s} m long near θ = 0 (between its pins D and G)"
+        ))
+    }
+
+    /// Evaluates the linkage at crank angle θ and rate θ' (M2-M6).
+    pub fn eval(&self, theta: f64, omega: f64) -> Result<LinkageEval, String> {
+        let q = self.assemble(theta)?;
+        let kin = self.mech.kinematics(&q, &SVector::from([omega]))?;
+        let (s, grad) = self.mech.distance(&q, &self.pin_ground, &self.pin_rod);
+        let r = kin.r.column(0);
+        let ds = grad.dot(&r);
+        let m = self.mech.motion(&kin, &SVector::zeros());
+        let mass = m.mass[(0, 0)];
+        // M5: θ'' mass = R^T Q_g - R^T M a0 with a0 = dR/dθ θ'^2, so the
+        // velocity term's derivative is 2 (R^T M a0) / (mass θ').
+        let gravity = r.dot(&self.mech.gravity_forces());
+        let velocity_term = gravity - m.force[0];
+        let dtheta_ddot_domega = if omega != 0.0 {
+            -2.0 * velocity_term / (mass * omega)
+        } else {
+            0.0
+        };
+        Ok(LinkageEval {
+            s,
+            ds,
+            s_dot: ds * omega,
+            mass,
+            theta_ddot_free: m.zddot[0],
+            dtheta_ddot_domega,
+            residual: self.mech.loop_residual(&q),
+            kin,
+        })
+    }
+
+    /// The cylinder force that holds the linkage at rest at crank angle θ
+    /// (against gravity), N.
+    pub fn holding_force(&self, theta: f64) -> Result<f64, String> {
+        Ok(self.eval(theta, 0.0)?.holding_force())
+    }
+
+    /// Kinetic plus potential energy at the evaluated state, J.
+    pub fn energy(&self, e: &LinkageEval) -> f64 {
+        self.mech.kinetic_energy(&e.kin.qdot) + self.mech.potential_energy(&e.kin.q)
+    }
+}

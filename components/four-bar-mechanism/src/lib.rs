@@ -1,0 +1,116 @@
+//! FourBarMechanism: the four-bar linkage alone (M1-M6 of the four-bar's
+//! `MODEL.md`), driven by the cylinder force; gives the cylinder's length
+//! and rate back. The co-simulation partner of FourBarActuator.
+
+use fmu_core::nalgebra::{SMatrix, SVector};
+use fmu_core::{Context, Model};
+use four_bar_circuit::{Linkage, LinkageParams};
+
+fmu_core::circuit! {
+    model FourBarMechanism {
+        description: "The four-bar linkage alone under gravity, driven by the cylinder force",
+        documentation: include_str!("../../four-bar-circuit/MODEL.md"),
+        stop_time: 5.0,
+        step_size: 1e-3,
+    }
+    states {
+        /// Crank angle θ, rad
+        theta: nominal 1.0;
+        /// Crank rate θ', rad/s
+        omega: nominal 1.0;
+    }
+    inputs Inputs {
+        /// Cylinder force on the linkage (positive extends the cylinder)
+        F: ["N" => "kN"] = 0.0;
+    }
+    outputs Outputs {
+        /// Cylinder pin-to-pin length
+        s: ["m"];
+        /// Cylinder extension rate
+        s_dot: ["m/s" => "mm/s"];
+        /// Crank angle θ from the +x axis
+        theta: ["rad" => "deg"] = x[state::theta];
+        /// Crank angular velocity
+        omega: ["rad/s" => "deg/s"] = x[state::omega];
+        /// Coupler angle from the +x axis
+        phi2: ["rad" => "deg"];
+        /// Rocker angle from the +x axis
+        phi3: ["rad" => "deg"];
+        /// Loop-closure residual |Phi|
+        loop_residual: ["m"];
+        /// Kinetic plus potential energy (potential zero at y = 0)
+        E_mech: ["J" => "kJ"];
+        /// The cylinder force that would hold the linkage still at the present state
+        F_hold: ["N" => "kN"];
+    }
+    parameters Params {
+        /// Pin-to-pin cylinder length at the start (at rest)
+        s0: real ["m"] = 3.0, above 0.0;
+    }
+    groups {
+        /// The linkage
+        linkage: LinkageParams,
+    }
+}
+
+/// The FourBarMechanism model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FourBarMechanism {
+    linkage: Linkage,
+}
+
+impl Model<NX> for FourBarMechanism {
+    fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
+        Ok(FourBarMechanism {
+            linkage: p.linkage.linkage(p.s0)?,
+        })
+    }
+
+    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
+        SVector::from([self.linkage.theta0, 0.0])
+    }
+
+    /// M5: θ'' from the linkage's generalised mass and forces.
+    fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
+        match self.linkage.eval(x[state::theta], x[state::omega]) {
+            Ok(l) => SVector::from([x[state::omega], l.theta_ddot(u.F)]),
+            Err(_) => SVector::repeat(f64::NAN),
+        }
+    }
+
+    /// The θ' column analytic, the θ column by central differences.
+    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
+        let Ok(l) = self.linkage.eval(x[state::theta], x[state::omega]) else {
+            return false;
+        };
+        let th = state::theta;
+        let h = 1e-6 * (1.0 + x[th].abs());
+        let (mut up, mut down) = (*x, *x);
+        up[th] += h;
+        down[th] -= h;
+        let col = (self.rates(u, &up) - self.rates(u, &down)) / (2.0 * h);
+        j.set_column(th, &col);
+        j[(th, state::omega)] = 1.0;
+        j[(state::omega, state::omega)] = l.dtheta_ddot_domega;
+        true
+    }
+
+    fn outputs(&self, _u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
+        let Ok(l) = self.linkage.eval(x[state::theta], x[state::omega]) else {
+            out.loop_residual = f64::NAN;
+            return;
+        };
+        out.s = l.s;
+        out.s_dot = l.s_dot;
+        out.phi2 = l.kin.q[5];
+        out.phi3 = l.kin.q[8];
+        out.loop_residual = l.residual;
+        out.E_mech = self.linkage.energy(&l);
+        out.F_hold = l.holding_force();
+    }
+}
+
+fmu_core::export_fmu!(FourBarMechanism);
+
+#[cfg(test)]
+mod tests;

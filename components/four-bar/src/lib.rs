@@ -1,0 +1,241 @@
+//! FourBar: a constant-flow pump with a relief valve feeds a closed-centre
+//! 4/3 proportional valve whose edges follow B-spline curves; the valve
+//! drives a cylinder with Brown-McPhee seal friction that lifts the crank of
+//! a planar four-bar linkage under gravity. Equations M1-M6 and F1-F8 of the
+//! four-bar's `MODEL.md`; the energy balance E1.
+//!
+//! States: the crank angle θ and rate θ', the hydraulic block (`pp`, `p1`,
+//! `p2`, `U`), and two work integrals for the energy balance.
+
+use fmu_core::nalgebra::{SMatrix, SVector};
+use fmu_core::{BlockJacobian, Context, Model};
+use four_bar_circuit::{
+    Actuator, CurveParams, HydraulicParams, HydraulicStates, Linkage, LinkageParams,
+};
+
+fmu_core::circuit! {
+    model FourBar {
+        description: "Hydraulically driven four-bar: pump, relief valve, closed-centre 4/3 valve \
+                      on B-spline curves, cylinder with seal friction, planar linkage under gravity",
+        documentation: include_str!("../../four-bar-circuit/MODEL.md"),
+        stop_time: 5.0,
+        step_size: 1e-3,
+    }
+    states {
+        /// Crank angle θ, rad
+        theta: nominal 1.0;
+        /// Crank rate θ', rad/s
+        omega: nominal 1.0;
+        /// The hydraulics: pump-line and chamber pressures, spool
+        hyd: group HydraulicStates;
+        /// Hydraulic work on the piston, J
+        W_h: nominal 1e4;
+        /// Work dissipated by seal friction, J
+        W_f: nominal 1e4;
+    }
+    inputs Inputs {
+        /// Valve command (spool signal set point)
+        U_ref: ["V"] = 0.0, min -10.0, max 10.0;
+    }
+    outputs Outputs {
+        /// Crank angle θ from the +x axis
+        theta: ["rad" => "deg"] = x[state::theta];
+        /// Crank angular velocity
+        omega: ["rad/s" => "deg/s"] = x[state::omega];
+        /// Cylinder pin-to-pin length
+        s: ["m"];
+        /// Cylinder extension rate
+        s_dot: ["m/s" => "mm/s"];
+        /// Pump-line pressure
+        pp: ["Pa" => "MPa"] = x[state::hyd.index(HydraulicStates::pp)];
+        /// Piston-side pressure
+        p1: ["Pa" => "MPa"] = x[state::hyd.index(HydraulicStates::p1)];
+        /// Rod-side pressure
+        p2: ["Pa" => "MPa"] = x[state::hyd.index(HydraulicStates::p2)];
+        /// Spool signal
+        U: ["V"] = x[state::hyd.index(HydraulicStates::U)];
+        /// Valve flow into the piston side (P->A minus A->T)
+        Qd1: ["m3/s" => "L/min"];
+        /// Valve flow out of the rod side (B->T minus P->B)
+        Qd2: ["m3/s" => "L/min"];
+        /// Relief-valve flow
+        Q_R: ["m3/s" => "L/min"];
+        /// Cylinder force on the linkage, p1 A1 - p2 A2 - F_mu
+        F_h: ["N" => "kN"];
+        /// Seal friction force
+        F_mu: ["N"];
+        /// Coupler angle from the +x axis
+        phi2: ["rad" => "deg"];
+        /// Rocker angle from the +x axis
+        phi3: ["rad" => "deg"];
+        /// Loop-closure residual |Phi|
+        loop_residual: ["m"];
+        /// Kinetic plus potential energy of the linkage (potential zero at y = 0)
+        E_mech: ["J" => "kJ"];
+        /// Hydraulic work on the piston since the start
+        W_h: ["J" => "kJ"] = x[state::W_h];
+        /// Friction work since the start
+        W_f: ["J" => "kJ"] = x[state::W_f];
+        /// Energy balance W_h - W_f - (E_mech - E_mech at the start); zero up to the integration error
+        E_balance: ["J"];
+    }
+    parameters Params {}
+    groups {
+        /// The linkage
+        linkage: LinkageParams,
+        /// The hydraulics
+        hydraulics: HydraulicParams,
+        /// The valve curves
+        curves: CurveParams,
+    }
+}
+
+/// The FourBar circuit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FourBar {
+    linkage: Linkage,
+    actuator: Actuator,
+    /// Mechanical energy at the initial state, J.
+    energy0: f64,
+}
+
+impl FourBar {
+    /// The linkage and the hydraulics at state `x`: the rates, and (when
+    /// `jac` is given) the analytic columns of the Jacobian for θ', the
+    /// hydraulic states and the work integrals.
+    fn evaluate(
+        &self,
+        u: &Inputs,
+        x: &SVector<f64, NX>,
+        jac: Option<&mut SMatrix<f64, NX, NX>>,
+    ) -> SVector<f64, NX> {
+        let Ok(l) = self.linkage.eval(x[state::theta], x[state::omega]) else {
+            return SVector::repeat(f64::NAN);
+        };
+        let h = state::hyd.read(x);
+        let a = self.actuator.eval(u.U_ref, &h, l.s, l.s_dot);
+        let mut dx = SVector::<f64, NX>::zeros();
+        dx[state::theta] = x[state::omega];
+        dx[state::omega] = l.theta_ddot(a.force);
+        state::hyd.write(&mut dx, &a.rates);
+        let (p1, p2) = (h[HydraulicStates::p1], h[HydraulicStates::p2]);
+        let piston = p1 * self.actuator.a1 - p2 * self.actuator.a2;
+        dx[state::W_h] = piston * l.s_dot;
+        dx[state::W_f] = a.friction * l.s_dot;
+        if let Some(j) = jac {
+            let om = state::omega;
+            let d_force = l.dtheta_ddot_dforce();
+            j[(state::theta, om)] = 1.0;
+            // θ' column: the velocity terms, friction through s' = ds θ',
+            // and the hydraulics' dependence on s'.
+            j[(om, om)] = l.dtheta_ddot_domega + d_force * a.force_sdot * l.ds;
+            j.block_column(state::hyd, om).copy_from(&(a.d_sdot * l.ds));
+            j[(state::W_h, om)] = piston * l.ds;
+            let (_, friction_v) = self.actuator.friction.eval(l.s_dot);
+            j[(state::W_f, om)] = (a.friction + friction_v * l.s_dot) * l.ds;
+            // Hydraulic columns.
+            j.block(state::hyd, state::hyd).copy_from(&a.jac);
+            j[(om, state::hyd.index(HydraulicStates::p1))] = d_force * self.actuator.a1;
+            j[(om, state::hyd.index(HydraulicStates::p2))] = -d_force * self.actuator.a2;
+            j[(state::W_h, state::hyd.index(HydraulicStates::p1))] = self.actuator.a1 * l.s_dot;
+            j[(state::W_h, state::hyd.index(HydraulicStates::p2))] = -self.actuator.a2 * l.s_dot;
+        }
+        dx
+    }
+}
+
+impl Model<NX> for FourBar {
+    fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
+        let linkage = p.linkage.linkage(p.hydraulics.s0)?;
+        let actuator = p.hydraulics.actuator(&p.curves)?;
+        let e = linkage.eval(linkage.theta0, 0.0)?;
+        let energy0 = linkage.energy(&e);
+        Ok(FourBar {
+            linkage,
+            actuator,
+            energy0,
+        })
+    }
+
+    fn derived(&self) -> Vec<fmu_core::Derived> {
+        vec![
+            fmu_core::Derived::positive("valve gain scale Cd Ad sqrt(2/rho) 10/95", "m3/(s V Pa^0.5)", self.actuator.valve.k_scale),
+            fmu_core::Derived::positive("piston-side volume at the start", "m3", self.actuator.volumes(self.linkage_s0()).0),
+            fmu_core::Derived::positive("rod-side volume at the start", "m3", self.actuator.volumes(self.linkage_s0()).1),
+        ]
+    }
+
+    /// At rest at s = s0: θ0 from s0, p1 from the force that holds the
+    /// linkage, pp where the relief passes the pump flow (MODEL.md, start).
+    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
+        let mut x = SVector::zeros();
+        let theta0 = self.linkage.theta0;
+        x[state::theta] = theta0;
+        let force = self.linkage.holding_force(theta0).unwrap_or(f64::NAN);
+        state::hyd.write(&mut x, &self.actuator.initial(force));
+        x
+    }
+
+    fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
+        self.evaluate(u, x, None)
+    }
+
+    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
+        self.rates_and_jacobian(u, x, j).1
+    }
+
+    /// Analytic columns from one evaluation; the θ column (the linkage's
+    /// geometry, smooth and not stiff) by central differences.
+    fn rates_and_jacobian(
+        &self,
+        u: &Inputs,
+        x: &SVector<f64, NX>,
+        j: &mut SMatrix<f64, NX, NX>,
+    ) -> (SVector<f64, NX>, bool) {
+        let dx = self.evaluate(u, x, Some(j));
+        let th = state::theta;
+        let h = 1e-6 * (1.0 + x[th].abs());
+        let (mut up, mut down) = (*x, *x);
+        up[th] += h;
+        down[th] -= h;
+        let col = (self.evaluate(u, &up, None) - self.evaluate(u, &down, None)) / (2.0 * h);
+        j.set_column(th, &col);
+        (dx, true)
+    }
+
+    fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
+        let Ok(l) = self.linkage.eval(x[state::theta], x[state::omega]) else {
+            out.loop_residual = f64::NAN;
+            return;
+        };
+        let a = self
+            .actuator
+            .eval(u.U_ref, &state::hyd.read(x), l.s, l.s_dot);
+        out.s = l.s;
+        out.s_dot = l.s_dot;
+        out.Qd1 = a.flows.pa.q - a.flows.at.q;
+        out.Qd2 = a.flows.bt.q - a.flows.pb.q;
+        out.Q_R = a.q_relief;
+        out.F_h = a.force;
+        out.F_mu = a.friction;
+        out.phi2 = l.kin.q[5];
+        out.phi3 = l.kin.q[8];
+        out.loop_residual = l.residual;
+        out.E_mech = self.linkage.energy(&l);
+        out.E_balance = x[state::W_h] - x[state::W_f] - (out.E_mech - self.energy0);
+    }
+}
+
+impl FourBar {
+    fn linkage_s0(&self) -> f64 {
+        self.linkage
+            .length(self.linkage.theta0)
+            .map(|(s, _)| s)
+            .unwrap_or(f64::NAN)
+    }
+}
+
+fmu_core::export_fmu!(FourBar);
+
+#[cfg(test)]
+mod tests;
