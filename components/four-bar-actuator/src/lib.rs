@@ -95,19 +95,25 @@ impl Model<NX> for FourBarActuator {
 
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
         let mut dx = SVector::zeros();
-        let e = self.actuator.eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
+        let e = self
+            .actuator
+            .eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
         state::hyd.write(&mut dx, &e.rates);
         dx
     }
 
     fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
-        let e = self.actuator.eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
+        let e = self
+            .actuator
+            .eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
         j.block(state::hyd, state::hyd).copy_from(&e.jac);
         true
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
-        let e = self.actuator.eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
+        let e = self
+            .actuator
+            .eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
         out.F_h = e.force;
         out.F_mu = e.friction;
         out.Qd1 = e.flows.pa.q - e.flows.at.q;
@@ -124,7 +130,9 @@ impl Model<NX> for FourBarActuator {
         wrt: Known,
     ) -> Option<f64> {
         if output == output::F_h && wrt == Known::Input(input::s_dot) {
-            let e = self.actuator.eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
+            let e = self
+                .actuator
+                .eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
             return Some(e.force_sdot);
         }
         None

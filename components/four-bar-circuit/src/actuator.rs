@@ -120,7 +120,12 @@ impl Actuator {
         let [pp, p1, p2, u] = [x[0], x[1], x[2], x[3]];
         let f = self.valve.flows(u, pp, p1, p2, self.pt);
         let (q_relief, q_relief_dp) = self.relief.flow(pp);
-        let (v1, v2) = self.volumes(s);
+        let (mut v1, mut v2) = self.volumes(s);
+        if !(v1 > 0.0 && v2 > 0.0) {
+            // Beyond the stroke the chambers have no volume: no rates.
+            v1 = f64::NAN;
+            v2 = f64::NAN;
+        }
         let (bp, bp_p) = self.bulk(pp);
         let (b1, b1_p) = self.bulk(p1);
         let (b2, b2_p) = self.bulk(p2);

@@ -276,26 +276,50 @@ impl CurveParams {
             (
                 "PA",
                 self.PA_n,
-                [self.PA_U1, self.PA_U2, self.PA_U3, self.PA_U4, self.PA_U5, self.PA_U6, self.PA_U7, self.PA_U8],
-                [self.PA_N1, self.PA_N2, self.PA_N3, self.PA_N4, self.PA_N5, self.PA_N6, self.PA_N7, self.PA_N8],
+                [
+                    self.PA_U1, self.PA_U2, self.PA_U3, self.PA_U4, self.PA_U5, self.PA_U6,
+                    self.PA_U7, self.PA_U8,
+                ],
+                [
+                    self.PA_N1, self.PA_N2, self.PA_N3, self.PA_N4, self.PA_N5, self.PA_N6,
+                    self.PA_N7, self.PA_N8,
+                ],
             ),
             (
                 "AT",
                 self.AT_n,
-                [self.AT_U1, self.AT_U2, self.AT_U3, self.AT_U4, self.AT_U5, self.AT_U6, self.AT_U7, self.AT_U8],
-                [self.AT_N1, self.AT_N2, self.AT_N3, self.AT_N4, self.AT_N5, self.AT_N6, self.AT_N7, self.AT_N8],
+                [
+                    self.AT_U1, self.AT_U2, self.AT_U3, self.AT_U4, self.AT_U5, self.AT_U6,
+                    self.AT_U7, self.AT_U8,
+                ],
+                [
+                    self.AT_N1, self.AT_N2, self.AT_N3, self.AT_N4, self.AT_N5, self.AT_N6,
+                    self.AT_N7, self.AT_N8,
+                ],
             ),
             (
                 "PB",
                 self.PB_n,
-                [self.PB_U1, self.PB_U2, self.PB_U3, self.PB_U4, self.PB_U5, self.PB_U6, self.PB_U7, self.PB_U8],
-                [self.PB_N1, self.PB_N2, self.PB_N3, self.PB_N4, self.PB_N5, self.PB_N6, self.PB_N7, self.PB_N8],
+                [
+                    self.PB_U1, self.PB_U2, self.PB_U3, self.PB_U4, self.PB_U5, self.PB_U6,
+                    self.PB_U7, self.PB_U8,
+                ],
+                [
+                    self.PB_N1, self.PB_N2, self.PB_N3, self.PB_N4, self.PB_N5, self.PB_N6,
+                    self.PB_N7, self.PB_N8,
+                ],
             ),
             (
                 "BT",
                 self.BT_n,
-                [self.BT_U1, self.BT_U2, self.BT_U3, self.BT_U4, self.BT_U5, self.BT_U6, self.BT_U7, self.BT_U8],
-                [self.BT_N1, self.BT_N2, self.BT_N3, self.BT_N4, self.BT_N5, self.BT_N6, self.BT_N7, self.BT_N8],
+                [
+                    self.BT_U1, self.BT_U2, self.BT_U3, self.BT_U4, self.BT_U5, self.BT_U6,
+                    self.BT_U7, self.BT_U8,
+                ],
+                [
+                    self.BT_N1, self.BT_N2, self.BT_N3, self.BT_N4, self.BT_N5, self.BT_N6,
+                    self.BT_N7, self.BT_N8,
+                ],
             ),
         ];
         let mut out = Vec::with_capacity(4);

@@ -159,9 +159,21 @@ impl Model<NX> for FourBar {
 
     fn derived(&self) -> Vec<fmu_core::Derived> {
         vec![
-            fmu_core::Derived::positive("valve gain scale Cd Ad sqrt(2/rho) 10/95", "m3/(s V Pa^0.5)", self.actuator.valve.k_scale),
-            fmu_core::Derived::positive("piston-side volume at the start", "m3", self.actuator.volumes(self.linkage_s0()).0),
-            fmu_core::Derived::positive("rod-side volume at the start", "m3", self.actuator.volumes(self.linkage_s0()).1),
+            fmu_core::Derived::positive(
+                "valve gain scale Cd Ad sqrt(2/rho) 10/95",
+                "m3/(s V Pa^0.5)",
+                self.actuator.valve.k_scale,
+            ),
+            fmu_core::Derived::positive(
+                "piston-side volume at the start",
+                "m3",
+                self.actuator.volumes(self.linkage_s0()).0,
+            ),
+            fmu_core::Derived::positive(
+                "rod-side volume at the start",
+                "m3",
+                self.actuator.volumes(self.linkage_s0()).1,
+            ),
         ]
     }
 

@@ -34,7 +34,8 @@ fn run(curve: i32, stop: f64, h: f64, rtol: f64, names: &[&str]) -> (Vec<(f64, f
         residual = residual.max(m.get("loop_residual").unwrap());
         if k < n {
             let t = (k as f64 + 0.5) * h;
-            m.set("U_ref", 10.0 * (0.4 * std::f64::consts::PI * t).sin()).unwrap();
+            m.set("U_ref", 10.0 * (0.4 * std::f64::consts::PI * t).sin())
+                .unwrap();
             m.step(h).unwrap();
         }
     }
@@ -58,7 +59,9 @@ fn check_ranges(names: &[&str], got: &[(f64, f64)], card: &[(f64, f64, f64, f64)
 
 #[test]
 fn card_numbers_with_the_linear_curve() {
-    let names = ["theta", "omega", "s", "s_dot", "pp", "p1", "p2", "Qd1", "Q_R", "F_h", "E_mech"];
+    let names = [
+        "theta", "omega", "s", "s_dot", "pp", "p1", "p2", "Qd1", "Q_R", "F_h", "E_mech",
+    ];
     let (r, balance, residual) = run(1, 5.0, 1e-3, 1e-8, &names);
     let deg = 180.0 / std::f64::consts::PI;
     let card = [
@@ -88,7 +91,10 @@ fn real_2_curve_creeps_down_but_stays_physical_for_ten_seconds() {
     let (r, _, residual) = run(3, 10.0, 1e-3, 1e-8, &names);
     let deg = 180.0 / std::f64::consts::PI;
     let (lo, hi) = (r[0].0 * deg, r[0].1 * deg);
-    assert!((lo + 22.3).abs() < 0.06 && (hi - 29.7).abs() < 0.06, "θ {lo} .. {hi}");
+    assert!(
+        (lo + 22.3).abs() < 0.06 && (hi - 29.7).abs() < 0.06,
+        "θ {lo} .. {hi}"
+    );
     assert!(r[1].0 > 0.92e6 && r[1].0 < 0.94e6, "p2 min {}", r[1].0);
     assert!(residual < 1e-9);
 }
@@ -100,8 +106,16 @@ fn starts_at_rest_in_equilibrium() {
     let x0 = m.initial_state(&u);
     assert!(x0[state::theta].abs() < 1e-12, "θ0 = {}", x0[state::theta]);
     let h = state::hyd.read(&x0);
-    assert!((h[HydraulicStates::p1] - 3.393e6).abs() < 1e3, "{}", h[HydraulicStates::p1]);
-    assert!((h[HydraulicStates::pp] - 7.600e6).abs() < 1e3, "{}", h[HydraulicStates::pp]);
+    assert!(
+        (h[HydraulicStates::p1] - 3.393e6).abs() < 1e3,
+        "{}",
+        h[HydraulicStates::p1]
+    );
+    assert!(
+        (h[HydraulicStates::pp] - 7.600e6).abs() < 1e3,
+        "{}",
+        h[HydraulicStates::pp]
+    );
     let dx = m.rates(&u, &x0);
     // Held by the cylinder, the relief passing the pump flow.
     assert!(dx.iter().all(|v| v.abs() < 1e-6), "{dx:?}");

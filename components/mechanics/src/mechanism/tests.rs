@@ -69,13 +69,13 @@ fn velocity_transformation_and_its_derivative_match_finite_differences() {
         let qp = assembled(&m, &q, theta + h);
         let qm = assembled(&m, &q, theta - h);
         let fd = (qp - qm) / (2.0 * h);
-        assert!((k.r.column(0) - &fd).amax() < 1e-8, "θ = {theta}");
+        assert!((k.r.column(0) - fd).amax() < 1e-8, "θ = {theta}");
         // dR/dθ from the quadratic terms, and a0 = dR/dθ θ'^2.
         let kp = m.kinematics(&qp, &SVector::zeros()).unwrap();
         let km = m.kinematics(&qm, &SVector::zeros()).unwrap();
         let fd_r = (kp.r.column(0) - km.r.column(0)) / (2.0 * h);
         let d = m.dr_dz(&k, 0, 0);
-        assert!((d - &fd_r).amax() < 1e-7, "θ = {theta}");
+        assert!((d - fd_r).amax() < 1e-7, "θ = {theta}");
         assert!((k.a0 - d).amax() < 1e-12);
     }
 }
