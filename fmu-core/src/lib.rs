@@ -19,7 +19,7 @@ pub mod ffi;
 pub mod fmi2;
 pub mod fmi3;
 pub mod instance;
-pub mod linalg;
+pub use fixed_linalg as linalg;
 pub mod logging;
 pub mod model;
 pub mod solver;

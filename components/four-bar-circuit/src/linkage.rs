@@ -131,7 +131,7 @@ impl Linkage {
         let (x3, y3, f3) = bar_guess(c, tip);
         let guess = SVector::from([x1, y1, f1, x2, y2, f2, x3, y3, f3]);
         let (q, _) = mech.assemble(&SVector::from([0.0]), &guess)?;
-        let warm = Continuation::build(&mech, &q, std::f64::consts::PI, 2f64.to_radians())?;
+        let warm = Continuation::build(&mech, &q, std::f64::consts::PI, 0.5f64.to_radians())?;
         let mut linkage = Linkage {
             mech,
             warm,

@@ -13,6 +13,10 @@
 /// Most control points a curve holds.
 pub const MAX_POINTS: usize = 16;
 
+/// Intervals of the table of `u(t)` that starts the inversion `u(t) = u`
+/// (Newton then needs one or two iterations).
+const SAMPLES: usize = 64;
+
 /// A clamped B-spline curve `y(u)` over increasing control abscissae.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BSplineCurve {
@@ -21,6 +25,8 @@ pub struct BSplineCurve {
     u: [f64; MAX_POINTS],
     y: [f64; MAX_POINTS],
     knots: [f64; MAX_POINTS + 4],
+    /// u(t) at t = j / SAMPLES.
+    table: [f64; SAMPLES + 1],
 }
 
 /// A curve value and its slope.
@@ -78,6 +84,7 @@ impl BSplineCurve {
             u: [0.0; MAX_POINTS],
             y: [0.0; MAX_POINTS],
             knots: [0.0; MAX_POINTS + 4],
+            table: [0.0; SAMPLES + 1],
         };
         curve.u[..n].copy_from_slice(u);
         curve.y[..n].copy_from_slice(y);
@@ -91,6 +98,9 @@ impl BSplineCurve {
             } else {
                 (k - p) as f64 / spans
             };
+        }
+        for j in 0..=SAMPLES {
+            curve.table[j] = curve.at_parameter(j as f64 / SAMPLES as f64).0;
         }
         Ok(curve)
     }
@@ -216,25 +226,39 @@ impl BSplineCurve {
                 slope: 0.0,
             };
         }
-        let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        let mut t = (u - u0) / (u1 - u0);
+        // Bracket from the table (u(t) increases), linear guess inside it.
+        let j = self.table.partition_point(|&v| v <= u).clamp(1, SAMPLES);
+        let (ta, tb) = ((j - 1) as f64 / SAMPLES as f64, j as f64 / SAMPLES as f64);
+        let (ua, ub) = (self.table[j - 1], self.table[j]);
+        let (mut lo, mut hi) = (ta, tb);
+        let mut t = if ub > ua {
+            ta + (u - ua) / (ub - ua) * (tb - ta)
+        } else {
+            0.5 * (ta + tb)
+        };
         for _ in 0..100 {
             let (ut, _, dut, _) = self.at_parameter(t);
             let f = ut - u;
+            if f == 0.0 {
+                break;
+            }
             if f > 0.0 {
                 hi = t;
             } else {
                 lo = t;
             }
-            if f.abs() <= 1e-15 * (u1 - u0) || hi - lo <= f64::EPSILON {
-                break;
-            }
             let newton = t - f / dut;
-            t = if dut > 0.0 && newton > lo && newton < hi {
+            let next = if dut > 0.0 && newton > lo && newton < hi {
                 newton
             } else {
                 0.5 * (lo + hi)
             };
+            // Converged: the residual or the step is at round-off.
+            let done = (next - t).abs() <= 4.0 * f64::EPSILON || hi - lo <= f64::EPSILON;
+            t = next;
+            if done {
+                break;
+            }
         }
         let (_, y, du, dy) = self.at_parameter(t);
         CurvePoint {

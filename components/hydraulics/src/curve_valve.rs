@@ -6,7 +6,7 @@
 //! transition pressure `delta`. `K = k_scale N(|U|)` with `N` the edge's
 //! B-spline curve.
 
-use crate::bspline::BSplineCurve;
+use crate::bspline::{BSplineCurve, CurvePoint};
 
 /// The four edges in the order of [`CurveValve::curves`].
 pub const EDGES: [&str; 4] = ["PA", "AT", "PB", "BT"];
@@ -56,9 +56,9 @@ pub fn regularised_root(dp: f64, delta: f64) -> (f64, f64) {
 }
 
 impl CurveValve {
-    /// One edge opened by `opening` (>= 0, V) with pressure drop `dp`.
-    fn edge(&self, curve: usize, opening: f64, dp: f64) -> EdgeFlow {
-        let n = self.curves[curve].eval(opening);
+    /// One edge whose curve gives `n` at its opening, with pressure drop
+    /// `dp`.
+    fn edge(&self, n: CurvePoint, dp: f64) -> EdgeFlow {
         let (g, g_dp) = regularised_root(dp, self.delta);
         EdgeFlow {
             q: self.k_scale * n.value * g,
@@ -71,12 +71,25 @@ impl CurveValve {
     /// `p1` (A), `p2` (B) and tank `pt` (Pa). Closed edges pass nothing.
     pub fn flows(&self, u: f64, pp: f64, p1: f64, p2: f64, pt: f64) -> CurveValveFlows {
         let mut f = CurveValveFlows::default();
+        // The two edges that open together share one curve evaluation when
+        // their curves are the same (the presets).
+        let pair = |a: usize, b: usize, opening: f64| {
+            let na = self.curves[a].eval(opening);
+            let nb = if self.curves[b] == self.curves[a] {
+                na
+            } else {
+                self.curves[b].eval(opening)
+            };
+            (na, nb)
+        };
         if u >= 0.0 {
-            f.pa = self.edge(0, u, pp - p1);
-            f.bt = self.edge(3, u, p2 - pt);
+            let (na, nb) = pair(0, 3, u);
+            f.pa = self.edge(na, pp - p1);
+            f.bt = self.edge(nb, p2 - pt);
         } else {
-            f.at = self.edge(1, -u, p1 - pt);
-            f.pb = self.edge(2, -u, pp - p2);
+            let (na, nb) = pair(1, 2, -u);
+            f.at = self.edge(na, p1 - pt);
+            f.pb = self.edge(nb, pp - p2);
             f.at.q_u = -f.at.q_u;
             f.pb.q_u = -f.pb.q_u;
         }

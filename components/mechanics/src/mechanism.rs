@@ -1,7 +1,8 @@
 //! The mechanism table and its kinematics and dynamics (FourBar `MODEL.md`
 //! M1-M6).
 
-use nalgebra::{Const, DimMin, SMatrix, SVector, Vector2};
+use fixed_linalg::{Rows, factor_in_place, solve_in_place};
+use nalgebra::{SMatrix, SVector, Vector2};
 
 /// A rigid body, described about its centre of mass.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,7 +86,9 @@ pub struct Kinematics<const NQ: usize, const D: usize> {
     pub qdot: SVector<f64, NQ>,
     /// The velocity-squared accelerations: `q'' = R z'' + a0`.
     pub a0: SVector<f64, NQ>,
-    system: SMatrix<f64, NQ, NQ>,
+    /// The factorized `[Phi_q; B]` at `q` and its row permutation.
+    lu: Rows<NQ>,
+    perm: [usize; NQ],
 }
 
 /// The equations of motion in the independent coordinates.
@@ -100,19 +103,42 @@ pub struct Motion<const D: usize> {
 }
 
 fn rotate(phi: f64, p: &Vector2<f64>) -> Vector2<f64> {
-    let (s, c) = phi.sin_cos();
+    rotate_sc(phi.sin_cos(), p)
+}
+
+fn rotate_sc((s, c): (f64, f64), p: &Vector2<f64>) -> Vector2<f64> {
     Vector2::new(c * p.x - s * p.y, s * p.x + c * p.y)
+}
+
+/// `(sin phi, cos phi)` of every body at one `q`, computed once for all the
+/// joints of an evaluation (at most `NQ / 3` bodies are used).
+struct Frame<const NQ: usize> {
+    sc: [(f64, f64); NQ],
+}
+
+impl<const NQ: usize> Frame<NQ> {
+    fn new(q: &SVector<f64, NQ>, bodies: usize) -> Self {
+        let mut sc = [(0.0, 1.0); NQ];
+        for (k, v) in sc.iter_mut().enumerate().take(bodies) {
+            *v = q[3 * k + 2].sin_cos();
+        }
+        Frame { sc }
+    }
+
+    /// The body and the world offset `A(phi) p` of a body anchor.
+    fn offset(&self, anchor: &Anchor) -> Option<(usize, Vector2<f64>)> {
+        match anchor {
+            Anchor::Ground(_) => None,
+            Anchor::On { body, local } => Some((*body, rotate_sc(self.sc[*body], local))),
+        }
+    }
 }
 
 fn perp(v: &Vector2<f64>) -> Vector2<f64> {
     Vector2::new(-v.y, v.x)
 }
 
-impl<const NQ: usize, const D: usize> Mechanism<NQ, D>
-where
-    Const<NQ>: DimMin<Const<NQ>, Output = Const<NQ>>,
-    Const<D>: DimMin<Const<D>, Output = Const<D>>,
-{
+impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     /// The mechanism of the given bodies and joints with the coordinates
     /// `independent` (indices into `q`: `3 k + 2` is body `k`'s angle)
     /// independent, under `gravity` (m/s2). An error when the table is
@@ -231,9 +257,25 @@ where
     /// The joint equations `Phi(q)` (M1), `2 x joints` values, m; the rows
     /// of the independent coordinates are zero.
     pub fn constraints(&self, q: &SVector<f64, NQ>) -> SVector<f64, NQ> {
+        self.constraints_in(q, &self.frame(q))
+    }
+
+    fn frame(&self, q: &SVector<f64, NQ>) -> Frame<NQ> {
+        Frame::new(q, self.bodies.len())
+    }
+
+    fn world(&self, q: &SVector<f64, NQ>, frame: &Frame<NQ>, anchor: &Anchor) -> Vector2<f64> {
+        match (anchor, frame.offset(anchor)) {
+            (Anchor::Ground(p), _) => *p,
+            (_, Some((b, o))) => Vector2::new(q[3 * b], q[3 * b + 1]) + o,
+            _ => Vector2::zeros(),
+        }
+    }
+
+    fn constraints_in(&self, q: &SVector<f64, NQ>, frame: &Frame<NQ>) -> SVector<f64, NQ> {
         let mut phi = SVector::<f64, NQ>::zeros();
         for (j, joint) in self.joints.iter().enumerate() {
-            let d = self.point(q, &joint.a) - self.point(q, &joint.b);
+            let d = self.world(q, frame, &joint.a) - self.world(q, frame, &joint.b);
             phi[2 * j] = d.x;
             phi[2 * j + 1] = d.y;
         }
@@ -248,25 +290,33 @@ where
 
     /// The square matrix `[Phi_q; B]`: the constraint Jacobian with the
     /// rows selecting the independent coordinates below it.
-    fn system_matrix(&self, q: &SVector<f64, NQ>) -> SMatrix<f64, NQ, NQ> {
-        let mut j = SMatrix::<f64, NQ, NQ>::zeros();
+    fn system_matrix(&self, frame: &Frame<NQ>) -> Rows<NQ> {
+        let mut j = [[0.0; NQ]; NQ];
         for (r, joint) in self.joints.iter().enumerate() {
             for (anchor, sign) in [(&joint.a, 1.0), (&joint.b, -1.0)] {
-                if let Anchor::On { body, local } = anchor {
+                if let Some((body, o)) = frame.offset(anchor) {
                     let k = 3 * body;
-                    let t = perp(&rotate(q[k + 2], local));
-                    j[(2 * r, k)] += sign;
-                    j[(2 * r + 1, k + 1)] += sign;
-                    j[(2 * r, k + 2)] += sign * t.x;
-                    j[(2 * r + 1, k + 2)] += sign * t.y;
+                    let t = perp(&o);
+                    j[2 * r][k] += sign;
+                    j[2 * r + 1][k + 1] += sign;
+                    j[2 * r][k + 2] += sign * t.x;
+                    j[2 * r + 1][k + 2] += sign * t.y;
                 }
             }
         }
         let rows = 2 * self.joints.len();
         for (i, &c) in self.independent.iter().enumerate() {
-            j[(rows + i, c)] = 1.0;
+            j[rows + i][c] = 1.0;
         }
         j
+    }
+
+    /// The factorized `[Phi_q; B]`; an error at a singular configuration.
+    fn factorized(&self, frame: &Frame<NQ>) -> Result<(Rows<NQ>, [usize; NQ]), String> {
+        let mut lu = self.system_matrix(frame);
+        let perm = factor_in_place(&mut lu, NQ)
+            .ok_or_else(|| "singular configuration: the joints lock".to_string())?;
+        Ok((lu, perm))
     }
 
     /// `(Phi_q u)_q v` with the sign of the acceleration equation: the
@@ -275,16 +325,16 @@ where
     /// `z'' = 0`, M3).
     fn quadratic(
         &self,
-        q: &SVector<f64, NQ>,
+        frame: &Frame<NQ>,
         u: &SVector<f64, NQ>,
         v: &SVector<f64, NQ>,
     ) -> SVector<f64, NQ> {
         let mut g = SVector::<f64, NQ>::zeros();
         for (r, joint) in self.joints.iter().enumerate() {
             for (anchor, sign) in [(&joint.a, 1.0), (&joint.b, -1.0)] {
-                if let Anchor::On { body, local } = anchor {
-                    let k = 3 * body;
-                    let p = rotate(q[k + 2], local) * (sign * u[k + 2] * v[k + 2]);
+                if let Some((body, o)) = frame.offset(anchor) {
+                    let k = 3 * body + 2;
+                    let p = o * (sign * u[k] * v[k]);
                     g[2 * r] += p.x;
                     g[2 * r + 1] += p.y;
                 }
@@ -308,28 +358,27 @@ where
             q[c] = z[i];
         }
         let scale = 1.0 + q.amax();
-        let mut last = f64::INFINITY;
         for it in 0..50 {
-            let phi = self.constraints(&q);
+            let frame = self.frame(&q);
+            let phi = self.constraints_in(&q, &frame);
             if !phi.iter().chain(q.iter()).all(|v| v.is_finite()) {
                 break;
             }
-            let norm = phi.amax();
-            // Converged: at round-off, or no longer improving near it.
-            if norm <= 4.0 * f64::EPSILON * scale || (norm <= 1e-12 * scale && norm >= last) {
+            // Converged: within 1e-13 of the mechanism's size (about 1e-12 m
+            // for a 10 m linkage), where Newton's next step would be
+            // round-off.
+            if phi.amax() <= 1e-13 * scale {
                 return Ok((q, it));
             }
-            last = norm;
-            let lu = self.system_matrix(&q).lu();
-            match lu.solve(&phi) {
-                Some(dq) => q -= dq,
-                None => {
-                    return Err(format!(
-                        "singular configuration at z = {:?}: the joints lock",
-                        z.as_slice()
-                    ));
-                }
-            }
+            let Ok((lu, perm)) = self.factorized(&frame) else {
+                return Err(format!(
+                    "singular configuration at z = {:?}: the joints lock",
+                    z.as_slice()
+                ));
+            };
+            let mut dq = phi;
+            solve_in_place(&lu, &perm, NQ, &mut dq);
+            q -= dq;
         }
         Err(format!(
             "the loop does not close at z = {:?} (Newton did not converge: |Phi| = {:.3e} m)",
@@ -345,26 +394,29 @@ where
         q: &SVector<f64, NQ>,
         zdot: &SVector<f64, D>,
     ) -> Result<Kinematics<NQ, D>, String> {
-        let system = self.system_matrix(q);
-        let lu = system.lu();
-        let mut rhs = SMatrix::<f64, NQ, D>::zeros();
+        let frame = self.frame(q);
+        let (lu, perm) = self.factorized(&frame)?;
         let rows = 2 * self.joints.len();
+        let mut r = SMatrix::<f64, NQ, D>::zeros();
         for i in 0..D {
-            rhs[(rows + i, i)] = 1.0;
+            let mut col = SVector::<f64, NQ>::zeros();
+            col[rows + i] = 1.0;
+            solve_in_place(&lu, &perm, NQ, &mut col);
+            r.set_column(i, &col);
         }
-        let r = lu
-            .solve(&rhs)
-            .ok_or_else(|| "singular configuration: the joints lock".to_string())?;
         let qdot = r * zdot;
-        let a0 = lu
-            .solve(&self.quadratic(q, &qdot, &qdot))
-            .ok_or_else(|| "singular configuration: the joints lock".to_string())?;
+        let mut a0 = self.quadratic(&frame, &qdot, &qdot);
+        solve_in_place(&lu, &perm, NQ, &mut a0);
+        if !a0.iter().chain(r.iter()).all(|v| v.is_finite()) {
+            return Err("singular configuration: the joints lock".into());
+        }
         Ok(Kinematics {
             q: *q,
             r,
             qdot,
             a0,
-            system,
+            lu,
+            perm,
         })
     }
 
@@ -375,10 +427,9 @@ where
     pub fn dr_dz(&self, k: &Kinematics<NQ, D>, i: usize, j: usize) -> SVector<f64, NQ> {
         let ri = k.r.column(i).into_owned();
         let rj = k.r.column(j).into_owned();
-        k.system
-            .lu()
-            .solve(&self.quadratic(&k.q, &ri, &rj))
-            .unwrap_or_else(SVector::zeros)
+        let mut d = self.quadratic(&self.frame(&k.q), &ri, &rj);
+        solve_in_place(&k.lu, &k.perm, NQ, &mut d);
+        d
     }
 
     /// The generalised forces of gravity on the coordinates, N (and N m).
@@ -399,10 +450,17 @@ where
         let mass = k.r.transpose() * mr;
         let q = self.gravity_forces() + applied - self.mass.component_mul(&k.a0);
         let force = k.r.transpose() * q;
-        let zddot = mass
-            .lu()
-            .solve(&force)
-            .unwrap_or_else(|| SVector::repeat(f64::NAN));
+        let mut rows = [[0.0; D]; D];
+        for (a, row) in rows.iter_mut().enumerate() {
+            for (b, v) in row.iter_mut().enumerate() {
+                *v = mass[(a, b)];
+            }
+        }
+        let mut zddot = force;
+        match factor_in_place(&mut rows, D) {
+            Some(perm) => solve_in_place(&rows, &perm, D, &mut zddot),
+            None => zddot = SVector::repeat(f64::NAN),
+        }
         Motion { mass, force, zddot }
     }
 
@@ -445,21 +503,20 @@ where
 
 /// Warm starts for a one-degree-of-freedom mechanism: assembled
 /// configurations on an even grid of the independent coordinate, built once
-/// by continuation along one assembly branch. The guess for `z` is the
-/// nearest entry moved to `z` along its velocity transformation, so Newton
-/// starts within `(h/2)^2` of the solution and the result depends on `z`
-/// alone (an FMU stepped from a restored state repeats itself bit for bit).
+/// by continuation along one assembly branch, each with its velocity
+/// transformation `R` and `dR/dz`. The guess for `z` is the nearest entry's
+/// second-order Taylor step to `z`, so Newton starts within about
+/// `(h/2)^3` of the solution (one iteration on a fine grid) and the result
+/// depends on `z` alone (an FMU stepped from a restored state repeats
+/// itself bit for bit).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Continuation<const NQ: usize> {
     first: f64,
     step: f64,
-    entries: Vec<(SVector<f64, NQ>, SVector<f64, NQ>)>,
+    entries: Vec<[SVector<f64, NQ>; 3]>,
 }
 
-impl<const NQ: usize> Continuation<NQ>
-where
-    Const<NQ>: DimMin<Const<NQ>, Output = Const<NQ>>,
-{
+impl<const NQ: usize> Continuation<NQ> {
     /// Follows the branch of the assembled configuration `start` over
     /// `z in [z_start - half_range, z_start + half_range]` in steps `step`,
     /// stopping early where the loop can no longer close.
@@ -475,33 +532,33 @@ where
             ));
         }
         let z0 = mech.independent(start)[0];
+        let entry = |q: &SVector<f64, NQ>| -> Result<[SVector<f64, NQ>; 3], String> {
+            let k = mech.kinematics(q, &SVector::from([1.0]))?;
+            Ok([*q, k.r.column(0).into_owned(), k.a0])
+        };
         let (q0, _) = mech.assemble(&SVector::from([z0]), start)?;
-        let r0 = mech
-            .kinematics(&q0, &SVector::zeros())?
-            .r
-            .column(0)
-            .into_owned();
+        let e0 = entry(&q0)?;
         let n = (half_range / step).floor() as usize;
-        let mut sides: [Vec<(SVector<f64, NQ>, SVector<f64, NQ>)>; 2] = [Vec::new(), Vec::new()];
+        let mut sides: [Vec<[SVector<f64, NQ>; 3]>; 2] = [Vec::new(), Vec::new()];
         for (side, dir) in [(0usize, -1.0f64), (1, 1.0)] {
-            let (mut q, mut r) = (q0, r0);
+            let mut last = e0;
             for i in 1..=n {
                 let z = z0 + dir * step * i as f64;
-                let guess = q + r * (dir * step);
-                let Ok((qn, _)) = mech.assemble(&SVector::from([z]), &guess) else {
+                let d = dir * step;
+                let guess = last[0] + last[1] * d + last[2] * (0.5 * d * d);
+                let Ok((q, _)) = mech.assemble(&SVector::from([z]), &guess) else {
                     break;
                 };
-                let Ok(k) = mech.kinematics(&qn, &SVector::zeros()) else {
+                let Ok(e) = entry(&q) else {
                     break;
                 };
-                q = qn;
-                r = k.r.column(0).into_owned();
-                sides[side].push((q, r));
+                last = e;
+                sides[side].push(e);
             }
         }
         let below = sides[0].len();
         let mut entries: Vec<_> = sides[0].drain(..).rev().collect();
-        entries.push((q0, r0));
+        entries.push(e0);
         entries.append(&mut sides[1]);
         Ok(Continuation {
             first: z0 - step * below as f64,
@@ -518,7 +575,8 @@ where
         )
     }
 
-    /// The warm start for `z`: the nearest entry, moved along `R`.
+    /// The warm start for `z`: the nearest entry's Taylor step
+    /// `q + R d + dR/dz d^2 / 2`.
     pub fn guess(&self, z: f64) -> SVector<f64, NQ> {
         let x = ((z - self.first) / self.step).round();
         let i = if x.is_finite() {
@@ -526,9 +584,9 @@ where
         } else {
             0
         };
-        let (q, r) = &self.entries[i];
-        let zi = self.first + self.step * i as f64;
-        q + r * (z - zi)
+        let [q, r, dr] = &self.entries[i];
+        let d = z - (self.first + self.step * i as f64);
+        q + r * d + dr * (0.5 * d * d)
     }
 }
 
