@@ -10,5 +10,5 @@ pub mod linkage;
 pub mod params;
 
 pub use actuator::{Actuator, ActuatorEval, HydraulicState, HydraulicStates};
-pub use linkage::{Linkage, LinkageEval};
+pub use linkage::{Linkage, LinkageEval, ThetaDerivatives};
 pub use params::{CurveParams, HydraulicParams, LinkageParams, PRESETS};

@@ -51,6 +51,25 @@ pub struct LinkageEval {
     pub residual: f64,
 }
 
+/// Derivatives of the linkage's quantities with respect to θ (M4, M6),
+/// for the analytic Jacobian.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ThetaDerivatives {
+    /// d2s/dθ2, m/rad2.
+    pub dds: f64,
+    /// d(mass)/dθ, kg m2/rad.
+    pub mass: f64,
+    /// d θ''/dθ without cylinder force, at fixed θ', 1/s2.
+    pub theta_ddot_free: f64,
+}
+
+impl ThetaDerivatives {
+    /// d θ''/dθ at fixed θ' and cylinder force `force`.
+    pub fn theta_ddot(&self, e: &LinkageEval, force: f64) -> f64 {
+        self.theta_ddot_free + force * (self.dds * e.mass - e.ds * self.mass) / (e.mass * e.mass)
+    }
+}
+
 impl LinkageEval {
     /// θ'' with cylinder force `force` (N, positive extends; M5: it enters
     /// as the generalised force F ds/dθ).
@@ -216,6 +235,37 @@ impl Linkage {
             residual: self.mech.loop_residual(&q),
             kin,
         })
+    }
+
+    /// [`Linkage::eval`] and the θ derivatives: with `G = R^T Q_g` and
+    /// `C = R^T M dR/dθ` (so that mass θ'' = G - C θ'^2 + F ds/dθ),
+    /// d(mass)/dθ = 2 C, dG/dθ = dR^T Q_g, dC/dθ = dR^T M dR + R^T M d2R.
+    pub fn eval_with_derivatives(
+        &self,
+        theta: f64,
+        omega: f64,
+    ) -> Result<(LinkageEval, ThetaDerivatives), String> {
+        let e = self.eval(theta, omega)?;
+        let r = e.kin.r.column(0).into_owned();
+        let dr = self.mech.dr_dz(&e.kin, 0, 0);
+        let d2r = self.mech.d2r_dz2(&e.kin, &dr);
+        let (_, _, dds) =
+            self.mech
+                .distance_derivatives(&e.kin.q, &r, &dr, &self.pin_ground, &self.pin_rod);
+        let m = self.mech.mass_diagonal();
+        let c = r.dot(&m.component_mul(&dr));
+        let dc = dr.dot(&m.component_mul(&dr)) + r.dot(&m.component_mul(&d2r));
+        let dg = dr.dot(&self.mech.gravity_forces());
+        let dmass = 2.0 * c;
+        let free = (dg - dc * omega * omega - e.theta_ddot_free * dmass) / e.mass;
+        Ok((
+            e,
+            ThetaDerivatives {
+                dds,
+                mass: dmass,
+                theta_ddot_free: free,
+            },
+        ))
     }
 
     /// The cylinder force that holds the linkage at rest at crank angle θ

@@ -78,19 +78,16 @@ impl Model<NX> for FourBarMechanism {
         }
     }
 
-    /// The θ' column analytic, the θ column by central differences.
+    /// Analytic (M4-M6).
     fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
-        let Ok(l) = self.linkage.eval(x[state::theta], x[state::omega]) else {
+        let Ok((l, d)) = self
+            .linkage
+            .eval_with_derivatives(x[state::theta], x[state::omega])
+        else {
             return false;
         };
-        let th = state::theta;
-        let h = 1e-6 * (1.0 + x[th].abs());
-        let (mut up, mut down) = (*x, *x);
-        up[th] += h;
-        down[th] -= h;
-        let col = (self.rates(u, &up) - self.rates(u, &down)) / (2.0 * h);
-        j.set_column(th, &col);
-        j[(th, state::omega)] = 1.0;
+        j[(state::theta, state::omega)] = 1.0;
+        j[(state::omega, state::theta)] = d.theta_ddot(&l, u.F);
         j[(state::omega, state::omega)] = l.dtheta_ddot_domega;
         true
     }

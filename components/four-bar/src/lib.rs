@@ -101,15 +101,22 @@ pub struct FourBar {
 
 impl FourBar {
     /// The linkage and the hydraulics at state `x`: the rates, and (when
-    /// `jac` is given) the analytic columns of the Jacobian for θ', the
-    /// hydraulic states and the work integrals.
+    /// `jac` is given) the analytic Jacobian.
     fn evaluate(
         &self,
         u: &Inputs,
         x: &SVector<f64, NX>,
         jac: Option<&mut SMatrix<f64, NX, NX>>,
     ) -> SVector<f64, NX> {
-        let Ok(l) = self.linkage.eval(x[state::theta], x[state::omega]) else {
+        let (theta, omega) = (x[state::theta], x[state::omega]);
+        let linkage = if jac.is_some() {
+            self.linkage
+                .eval_with_derivatives(theta, omega)
+                .map(|(l, d)| (l, Some(d)))
+        } else {
+            self.linkage.eval(theta, omega).map(|l| (l, None))
+        };
+        let Ok((l, dl)) = linkage else {
             return SVector::repeat(f64::NAN);
         };
         let h = state::hyd.read(x);
@@ -139,6 +146,18 @@ impl FourBar {
             j[(om, state::hyd.index(HydraulicStates::p2))] = -d_force * self.actuator.a2;
             j[(state::W_h, state::hyd.index(HydraulicStates::p1))] = self.actuator.a1 * l.s_dot;
             j[(state::W_h, state::hyd.index(HydraulicStates::p2))] = -self.actuator.a2 * l.s_dot;
+            // θ column: the geometry (M4, M6) through s, s' = ds θ', the
+            // generalised mass and forces.
+            if let Some(d) = dl {
+                let th = state::theta;
+                let dsdot = d.dds * omega;
+                let dforce = a.force_sdot * dsdot;
+                j[(om, th)] = d.theta_ddot(&l, a.force) + d_force * dforce;
+                j.block_column(state::hyd, th)
+                    .copy_from(&(a.d_s * l.ds + a.d_sdot * dsdot));
+                j[(state::W_h, th)] = piston * dsdot;
+                j[(state::W_f, th)] = (a.friction + friction_v * l.s_dot) * dsdot;
+            }
         }
         dx
     }
@@ -196,23 +215,14 @@ impl Model<NX> for FourBar {
         self.rates_and_jacobian(u, x, j).1
     }
 
-    /// Analytic columns from one evaluation; the θ column (the linkage's
-    /// geometry, smooth and not stiff) by central differences.
+    /// The rates and the analytic Jacobian from one evaluation.
     fn rates_and_jacobian(
         &self,
         u: &Inputs,
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        let dx = self.evaluate(u, x, Some(j));
-        let th = state::theta;
-        let h = 1e-6 * (1.0 + x[th].abs());
-        let (mut up, mut down) = (*x, *x);
-        up[th] += h;
-        down[th] -= h;
-        let col = (self.evaluate(u, &up, None) - self.evaluate(u, &down, None)) / (2.0 * h);
-        j.set_column(th, &col);
-        (dx, true)
+        (self.evaluate(u, x, Some(j)), true)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {

@@ -432,6 +432,57 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
         d
     }
 
+    /// The diagonal of the mass matrix `M`: `(m, m, I)` per body.
+    pub fn mass_diagonal(&self) -> &SVector<f64, NQ> {
+        &self.mass
+    }
+
+    /// World acceleration of an anchor for coordinate velocities `qdot`
+    /// and accelerations `qddot`: `r'' + perp(A p) phi'' - A p phi'^2`.
+    pub fn point_acceleration(
+        &self,
+        q: &SVector<f64, NQ>,
+        qdot: &SVector<f64, NQ>,
+        qddot: &SVector<f64, NQ>,
+        anchor: &Anchor,
+    ) -> Vector2<f64> {
+        match anchor {
+            Anchor::Ground(_) => Vector2::zeros(),
+            Anchor::On { body, local } => {
+                let k = 3 * body;
+                let o = rotate(q[k + 2], local);
+                Vector2::new(qddot[k], qddot[k + 1]) + perp(&o) * qddot[k + 2]
+                    - o * (qdot[k + 2] * qdot[k + 2])
+            }
+        }
+    }
+
+    /// The distance between two anchors and its first two time
+    /// derivatives for coordinate velocities `qdot` and accelerations
+    /// `qddot` (with `qdot = R`, `qddot = dR/dz` these are `s`, `ds/dz`,
+    /// `d2s/dz2`): `s'' = (|d'|^2 - (e.d')^2) / s + e.d''`.
+    pub fn distance_derivatives(
+        &self,
+        q: &SVector<f64, NQ>,
+        qdot: &SVector<f64, NQ>,
+        qddot: &SVector<f64, NQ>,
+        a: &Anchor,
+        b: &Anchor,
+    ) -> (f64, f64, f64) {
+        let d = self.point(q, b) - self.point(q, a);
+        let s = d.norm();
+        let e = d / s;
+        let dd = self.point_velocity(q, qdot, b) - self.point_velocity(q, qdot, a);
+        let ddd =
+            self.point_acceleration(q, qdot, qddot, b) - self.point_acceleration(q, qdot, qddot, a);
+        let along = e.dot(&dd);
+        (
+            s,
+            along,
+            (dd.norm_squared() - along * along) / s + e.dot(&ddd),
+        )
+    }
+
     /// The generalised forces of gravity on the coordinates, N (and N m).
     pub fn gravity_forces(&self) -> SVector<f64, NQ> {
         let mut f = SVector::<f64, NQ>::zeros();
@@ -498,6 +549,31 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     /// Potential energy of gravity, zero at the origin, J.
     pub fn potential_energy(&self, q: &SVector<f64, NQ>) -> f64 {
         -self.gravity_forces().dot(q)
+    }
+}
+
+impl<const NQ: usize> Mechanism<NQ, 1> {
+    /// The second derivative of the velocity transformation of a
+    /// one-degree-of-freedom mechanism, `d2R/dz2` (M4), analytic:
+    /// differentiating `[Phi_q; B] dR/dz = [sum +-A p R_phi^2; 0]` once more
+    /// gives `[Phi_q; B] d2R/dz2 = [sum +-(perp(A p) R_phi^3 + 3 A p R_phi
+    /// dR_phi); 0]` over the two sides of every joint.
+    pub fn d2r_dz2(&self, k: &Kinematics<NQ, 1>, dr: &SVector<f64, NQ>) -> SVector<f64, NQ> {
+        let frame = self.frame(&k.q);
+        let mut g = SVector::<f64, NQ>::zeros();
+        for (r, joint) in self.joints.iter().enumerate() {
+            for (anchor, sign) in [(&joint.a, 1.0), (&joint.b, -1.0)] {
+                if let Some((body, o)) = frame.offset(anchor) {
+                    let i = 3 * body + 2;
+                    let (w, dw) = (k.r[(i, 0)], dr[i]);
+                    let p = (perp(&o) * (w * w * w) + o * (3.0 * w * dw)) * sign;
+                    g[2 * r] += p.x;
+                    g[2 * r + 1] += p.y;
+                }
+            }
+        }
+        solve_in_place(&k.lu, &k.perm, NQ, &mut g);
+        g
     }
 }
 

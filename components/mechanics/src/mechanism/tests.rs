@@ -267,3 +267,31 @@ fn a_loop_that_cannot_close_is_an_error_not_nan() {
     // Independent coordinate NaN: refused, no NaN coordinates returned.
     assert!(m.assemble(&SVector::from([f64::NAN]), &guess).is_err());
 }
+
+#[test]
+fn second_derivatives_match_finite_differences() {
+    let (m, guess) = four_bar();
+    let d = Anchor::ground(-1.0, 0.0);
+    let g = Anchor::on(0, 0.0, 0.0);
+    for theta in [-0.3, 0.2, 0.9] {
+        let q = assembled(&m, &guess, theta);
+        let k = m.kinematics(&q, &SVector::from([1.0])).unwrap();
+        let dr = m.dr_dz(&k, 0, 0);
+        let d2 = m.d2r_dz2(&k, &dr);
+        let h = 1e-5;
+        let at = |t: f64| {
+            let q = assembled(&m, &q, t);
+            let k = m.kinematics(&q, &SVector::from([1.0])).unwrap();
+            let dr = m.dr_dz(&k, 0, 0);
+            let (s, s1, _) = m.distance_derivatives(&q, &k.r.column(0).into_owned(), &dr, &d, &g);
+            (dr, s, s1)
+        };
+        let (drp, sp, s1p) = at(theta + h);
+        let (drm, sm, s1m) = at(theta - h);
+        assert!((d2 - (drp - drm) / (2.0 * h)).amax() < 1e-6, "θ = {theta}");
+        let (s, s1, s2) = m.distance_derivatives(&q, &k.r.column(0).into_owned(), &dr, &d, &g);
+        assert!(((sp - sm) / (2.0 * h) - s1).abs() < 1e-8);
+        assert!(((s1p - s1m) / (2.0 * h) - s2).abs() < 1e-6, "{s2}");
+        assert!(s > 2.0);
+    }
+}
