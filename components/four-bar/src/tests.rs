@@ -82,7 +82,8 @@ fn card_numbers_with_the_linear_curve() {
     let swing = r[10].1 - r[10].0;
     assert!((swing - 4060.0).abs() < 5.0, "{swing}");
     assert!(balance < 1e-6 * swing, "energy balance {balance} J");
-    assert!(residual < 1e-9, "loop residual {residual} m");
+    // Closed to round-off (the issue asks for 1e-9 m).
+    assert!(residual < 1e-13, "loop residual {residual} m");
 }
 
 #[test]

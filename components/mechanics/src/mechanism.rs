@@ -358,18 +358,21 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
             q[c] = z[i];
         }
         let scale = 1.0 + q.amax();
+        let mut last = f64::INFINITY;
         for it in 0..50 {
             let frame = self.frame(&q);
             let phi = self.constraints_in(&q, &frame);
             if !phi.iter().chain(q.iter()).all(|v| v.is_finite()) {
                 break;
             }
-            // Converged: within 1e-13 of the mechanism's size (about 1e-12 m
-            // for a 10 m linkage), where Newton's next step would be
-            // round-off.
-            if phi.amax() <= 1e-13 * scale {
+            // Converged: at round-off of the mechanism's size, or close to
+            // it and no longer halving (round-off decides the last digits).
+            let norm = phi.amax();
+            if norm <= 16.0 * f64::EPSILON * scale || (norm <= 1e-10 * scale && norm > 0.5 * last)
+            {
                 return Ok((q, it));
             }
+            last = norm;
             let Ok((lu, perm)) = self.factorized(&frame) else {
                 return Err(format!(
                     "singular configuration at z = {:?}: the joints lock",
