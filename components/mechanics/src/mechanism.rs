@@ -368,8 +368,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
             // Converged: at round-off of the mechanism's size, or close to
             // it and no longer halving (round-off decides the last digits).
             let norm = phi.amax();
-            if norm <= 16.0 * f64::EPSILON * scale || (norm <= 1e-10 * scale && norm > 0.5 * last)
-            {
+            if norm <= 16.0 * f64::EPSILON * scale || (norm <= 1e-10 * scale && norm > 0.5 * last) {
                 return Ok((q, it));
             }
             last = norm;
