@@ -14,8 +14,19 @@
 //!
 //! Otherwise it is `ok`. The measured figures of the run are printed as they
 //! are either way; the status says which of them mean something.
+//!
+//! Also here, what the benchmarks that drive a packaged FMU through its FMI 3
+//! functions share: the timed loop of communication steps ([`timed_steps`]:
+//! wall time, `doStep` latencies, the integrator's counters, sampled
+//! outputs), the error against a reference on the grid both have
+//! ([`common_grid`], [`relative_errors`]) and the fastest of several rounds
+//! ([`fastest_of`]).
 
+use crate::fmu3::Instance;
 use crate::units::{DisplayUnit, number};
+use crate::{Trace, percentile, relative_rms_percent};
+use anyhow::{Result, ensure};
+use std::time::Instant;
 
 /// The value a signal must end at.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,6 +254,222 @@ pub fn classify(step_failure: Option<&str>, watches: &[Watch]) -> Status {
     }
 }
 
+/// The integrator's counters that every FMU of this project exposes
+/// (fmu-core's `solver_*` variables), totals since initialization.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SolverCounts {
+    /// Right-hand-side evaluations (`solver_rhs_evals`).
+    pub rhs_evals: f64,
+    /// Jacobian evaluations (`solver_jacobian_evals`).
+    pub jacobians: f64,
+    /// Accepted substeps (`solver_steps`).
+    pub steps: f64,
+    /// Rejected substeps (`solver_rejected`).
+    pub rejected: f64,
+}
+
+impl SolverCounts {
+    /// Reads the counters of an instance.
+    pub fn read(inst: &Instance<'_>) -> Result<Self> {
+        Ok(SolverCounts {
+            rhs_evals: inst.get("solver_rhs_evals")?,
+            jacobians: inst.get("solver_jacobian_evals")?,
+            steps: inst.get("solver_steps")?,
+            rejected: inst.get("solver_rejected")?,
+        })
+    }
+}
+
+/// The spread of the `doStep` times of a run, s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Latency {
+    /// Median.
+    pub median: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Slowest call.
+    pub worst: f64,
+}
+
+impl Latency {
+    /// The latencies of the given call times, s (any order; NaN when empty).
+    pub fn of(mut times: Vec<f64>) -> Self {
+        times.sort_by(f64::total_cmp);
+        Latency {
+            median: percentile(&times, 0.5),
+            p999: percentile(&times, 0.999),
+            worst: times.last().copied().unwrap_or(f64::NAN),
+        }
+    }
+}
+
+/// What [`timed_steps`] measured.
+#[derive(Debug, Clone)]
+pub struct TimedRun {
+    /// Wall time of the whole loop (input sets, samples and `doStep`s), s.
+    pub wall: f64,
+    /// Time reached: the end of the last successful step, s.
+    pub t_end: f64,
+    /// Why the loop stopped early (a `doStep` status other than OK).
+    pub failure: Option<String>,
+    /// Per sampled signal, its values at every `every`-th communication
+    /// point from t = 0 on.
+    pub samples: Vec<Vec<f64>>,
+    /// Time between two samples, s.
+    pub sample_dt: f64,
+    /// Per sampled signal, its value at [`TimedRun::t_end`] (read after the
+    /// timing).
+    pub finals: Vec<f64>,
+    /// The `doStep` times.
+    pub latency: Latency,
+    /// The integrator's counters at the end.
+    pub counts: SolverCounts,
+}
+
+impl TimedRun {
+    /// Simulated time over wall time.
+    pub fn realtime_factor(&self) -> f64 {
+        self.t_end / self.wall
+    }
+
+    /// The status of the run (see [`classify`]) when its sampled signals
+    /// are expected to do what `expect` says, one expectation per signal in
+    /// the same order; the final values count as the last samples.
+    pub fn status(&self, expect: &[Expectation]) -> Status {
+        let mut watches: Vec<Watch> = expect.iter().cloned().map(Watch::new).collect();
+        for ((watch, samples), &last) in watches.iter_mut().zip(&self.samples).zip(&self.finals) {
+            let time: Vec<f64> = (0..samples.len())
+                .map(|k| k as f64 * self.sample_dt)
+                .collect();
+            watch.observe_all(&time, samples);
+            watch.observe(self.t_end, last);
+        }
+        classify(self.failure.as_deref(), &watches)
+    }
+}
+
+/// Runs an initialized instance from t = 0 to `stop` in communication steps
+/// of `h`, timing each `doStep`: before every step the input `input` (a
+/// value reference) is set to `value(t)`, and at every `every`-th
+/// communication point (t = 0 included) the `signals` are read. Stops early
+/// at the first `doStep` that does not return OK.
+pub fn timed_steps(
+    inst: &mut Instance<'_>,
+    input: u32,
+    value: impl Fn(f64) -> f64,
+    h: f64,
+    stop: f64,
+    signals: &[u32],
+    every: usize,
+) -> Result<TimedRun> {
+    ensure!(
+        h > 0.0 && stop > 0.0 && every > 0,
+        "bad step, stop or sampling"
+    );
+    let n = (stop / h).round() as usize;
+    let mut samples = vec![Vec::with_capacity(n / every + 1); signals.len()];
+    let mut times = Vec::with_capacity(n);
+    let (mut failure, mut t_end) = (None, 0.0);
+    let started = Instant::now();
+    for k in 0..=n {
+        if k % every == 0 {
+            for (trace, &vr) in samples.iter_mut().zip(signals) {
+                trace.push(inst.get_vr(vr)?);
+            }
+        }
+        if k == n {
+            break;
+        }
+        let t = k as f64 * h;
+        inst.set_vr(input, value(t))?;
+        let t0 = Instant::now();
+        let status = inst.do_step(t, h);
+        times.push(t0.elapsed().as_secs_f64());
+        if status != 0 {
+            failure = Some(format!("doStep status {status} at t = {t:.3} s"));
+            break;
+        }
+        t_end = t + h;
+    }
+    let wall = started.elapsed().as_secs_f64();
+    let finals = signals
+        .iter()
+        .map(|&vr| inst.get_vr(vr))
+        .collect::<Result<_>>()?;
+    Ok(TimedRun {
+        wall,
+        t_end,
+        failure,
+        samples,
+        sample_dt: every as f64 * h,
+        finals,
+        latency: Latency::of(times),
+        counts: SolverCounts::read(inst)?,
+    })
+}
+
+/// How a run at communication step `h` meets a reference sampled every
+/// `ref_dt`: on the coarser of the two grids. Returns (`every`, `stride`):
+/// sample the run at every `every`-th communication point and take every
+/// `stride`-th reference row.
+pub fn common_grid(h: f64, ref_dt: f64) -> (usize, usize) {
+    (
+        ((ref_dt / h).round() as usize).max(1),
+        ((h / ref_dt).round() as usize).max(1),
+    )
+}
+
+/// Relative RMS errors in % (see [`relative_rms_percent`]) of the sampled
+/// signals `samples` (one per name, as [`TimedRun::samples`]) against the
+/// reference's columns of those names, every `stride`-th row, over the
+/// samples both have.
+pub fn relative_errors(
+    reference: &Trace,
+    names: &[&str],
+    samples: &[Vec<f64>],
+    stride: usize,
+) -> Result<Vec<f64>> {
+    names
+        .iter()
+        .zip(samples)
+        .map(|(name, run)| {
+            let reference: Vec<f64> = reference
+                .require(name)?
+                .iter()
+                .step_by(stride)
+                .copied()
+                .collect();
+            let m = run.len().min(reference.len());
+            ensure!(m > 0, "no samples of `{name}` to compare");
+            Ok(relative_rms_percent(&run[..m], &reference[..m]))
+        })
+        .collect()
+}
+
+/// Runs every configuration `rounds` times, round after round (not the
+/// repeats of one in a row, so that a slow spell of the machine does not hit
+/// one configuration only), and keeps per configuration the outcome with
+/// the smallest `wall` time. Shows the round on standard error.
+pub fn fastest_of<C, O>(
+    rounds: u32,
+    configs: &[C],
+    mut run: impl FnMut(&C) -> Result<O>,
+    wall: impl Fn(&O) -> f64,
+) -> Result<Vec<O>> {
+    let mut best: Vec<Option<O>> = configs.iter().map(|_| None).collect();
+    for round in 0..rounds.max(1) {
+        eprint!("\rround {}/{}", round + 1, rounds.max(1));
+        for (c, slot) in configs.iter().zip(best.iter_mut()) {
+            let o = run(c)?;
+            if slot.as_ref().is_none_or(|b| wall(&o) < wall(b)) {
+                *slot = Some(o);
+            }
+        }
+    }
+    eprintln!();
+    Ok(best.into_iter().flatten().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,5 +559,39 @@ mod tests {
         w.expect.target = None;
         w.observe(0.0, 1.0);
         assert!(classify(None, &[w]).is_ok());
+    }
+
+    #[test]
+    fn latencies_grids_and_errors() {
+        let l = Latency::of(vec![3.0, 1.0, 2.0]);
+        assert_eq!((l.median, l.p999, l.worst), (2.0, 3.0, 3.0));
+        assert!(Latency::of(Vec::new()).worst.is_nan());
+        // A 1 ms run against a 1 ms reference, a 10 ms run against it, a
+        // 0.1 ms run against it.
+        assert_eq!(common_grid(1e-3, 1e-3), (1, 1));
+        assert_eq!(common_grid(1e-2, 1e-3), (1, 10));
+        assert_eq!(common_grid(1e-4, 1e-3), (10, 1));
+        let reference = Trace {
+            names: vec!["y".into()],
+            time: vec![0.0, 1.0, 2.0, 3.0, 4.0],
+            columns: vec![vec![1.0, 9.0, -3.0, 9.0, 2.0]],
+        };
+        // Rows 0, 2, 4 (1, -3, 2): an offset of 0.1 over a mean of 2 is 5 %.
+        let e = relative_errors(&reference, &["y"], &[vec![1.1, -2.9, 2.1]], 2).unwrap();
+        assert!((e[0] - 5.0).abs() < 1e-12);
+        assert!(relative_errors(&reference, &["z"], &[vec![1.0]], 1).is_err());
+    }
+
+    #[test]
+    fn the_fastest_round_is_kept() {
+        let mut walls = vec![5.0, 1.0, 3.0, 2.0, 4.0, 0.5].into_iter();
+        let best = fastest_of(
+            3,
+            &["a", "b"],
+            |c| Ok((c.to_string(), walls.next().unwrap())),
+            |o| o.1,
+        )
+        .unwrap();
+        assert_eq!(best, [("a".to_string(), 3.0), ("b".to_string(), 0.5)]);
     }
 }

@@ -2,10 +2,12 @@
 //! Cross-Check layout and the error metrics every check and benchmark
 //! reports ([`scenario`]), the FMI masters the tools and tests drive the
 //! FMUs with ([`fmi_master`], [`fmu3`]), the frequency response ([`freq`]),
+//! the co-simulation tools' error tables, traces and plots ([`cosim`]),
 //! display units ([`units`]), plots ([`plot`]) and the benchmarks' verdicts
 //! ([`bench`]).
 
 pub mod bench;
+pub mod cosim;
 pub mod fmi_master;
 pub mod fmu3;
 pub mod freq;

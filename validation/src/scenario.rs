@@ -185,6 +185,19 @@ impl Inputs {
         })
     }
 
+    /// One input `name` with step interpolation: `values[k]` from
+    /// `time[k]` on, held until the next row.
+    pub fn held(name: &str, time: Vec<f64>, values: Vec<f64>) -> Self {
+        Inputs {
+            trace: Trace {
+                names: vec![name.to_string()],
+                time,
+                columns: vec![values],
+            },
+            interpolation: Interpolation::Step,
+        }
+    }
+
     /// Input names (the column names after `time`).
     pub fn names(&self) -> &[String] {
         &self.trace.names
@@ -501,6 +514,8 @@ mod tests {
             interpolation: linear,
         };
         assert_eq!(inputs.value("u", 2.5).unwrap(), 6.5);
+        let held = Inputs::held("u", t.time.clone(), t.columns[0].clone());
+        assert_eq!(held.value("u", 2.5).unwrap(), 5.0);
         assert!(inputs.value("v", 0.0).is_err());
         assert_eq!(t.row_at(1.0 + 1e-12), Some(1));
         assert_eq!(t.row_at(1.5), None);

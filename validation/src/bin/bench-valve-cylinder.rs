@@ -17,11 +17,13 @@
 use anyhow::{Context, Result};
 use clap::Parser;
 use std::path::PathBuf;
-use std::time::Instant;
-use validation::bench::{Expectation, Status, Target, Watch, classify};
+use validation::bench::{
+    Expectation, Status, Target, TimedRun, common_grid, fastest_of, relative_errors, timed_steps,
+};
+use validation::cosim::in_repo;
 use validation::fmu3::Fmu3;
 use validation::units::DisplayUnit;
-use validation::{Inputs, Scenario, Trace, percentile, relative_rms_percent, repo_root};
+use validation::{Inputs, Scenario, Trace};
 
 /// Benchmark ValveCylinder integrators side by side.
 #[derive(Parser)]
@@ -55,13 +57,8 @@ struct Config {
 const SIGNALS: [&str; 5] = ["x", "v", "p1", "p2", "pv"];
 
 struct Outcome {
-    wall: f64,
-    rhs: f64,
-    substeps: f64,
-    rejected: f64,
+    run: TimedRun,
     errors: Vec<f64>,
-    worst: f64,
-    p999: f64,
     status: Status,
 }
 
@@ -116,86 +113,28 @@ fn run(
     inst.initialize(stop)?;
     inst.set("explicit_step", c.explicit_step)?;
     inst.set("rtol", c.rtol)?;
-    let u = fmu.vr("U")?;
     let vrs: Vec<u32> = SIGNALS.iter().map(|s| fmu.vr(s)).collect::<Result<_>>()?;
-    let h = c.comm_step;
-    let n = (stop / h).round() as usize;
     // Compare at the reference grid points that are communication points.
-    let ref_dt = reference.time[1] - reference.time[0];
-    let every = ((ref_dt / h).round() as usize).max(1);
-    let ref_stride = ((h / ref_dt).round() as usize).max(1);
-    let mut results = vec![Vec::with_capacity(reference.time.len()); SIGNALS.len()];
-    let mut times = Vec::with_capacity(n);
-    let mut failure = None;
-    let mut t_end = 0.0;
-    let started = Instant::now();
-    for k in 0..=n {
-        if k % every == 0 {
-            for (r, &vr) in results.iter_mut().zip(&vrs) {
-                r.push(inst.get_vr(vr)?);
-            }
-        }
-        if k == n {
-            break;
-        }
-        let t = k as f64 * h;
-        inst.set_vr(u, input.at(0, t))?;
-        let t0 = Instant::now();
-        let s = inst.do_step(t, h);
-        times.push(t0.elapsed().as_secs_f64());
-        if s != 0 {
-            failure = Some(format!("doStep status {s} at t = {t:.3} s"));
-            break;
-        }
-        t_end = t + h;
-    }
-    let wall = started.elapsed().as_secs_f64();
-    // The status, from the recorded samples and the final values (read
-    // after the timing).
-    let sample_dt = every as f64 * h;
-    let mut watches: Vec<Watch> = expect.iter().cloned().map(Watch::new).collect();
-    for ((watch, samples), &vr) in watches.iter_mut().zip(&results).zip(&vrs) {
-        let time: Vec<f64> = (0..samples.len()).map(|k| k as f64 * sample_dt).collect();
-        watch.observe_all(&time, samples);
-        watch.observe(t_end, inst.get_vr(vr)?);
-    }
-    let status = classify(failure.as_deref(), &watches);
-    let errors = SIGNALS
-        .iter()
-        .zip(&results)
-        .map(|(name, r)| {
-            let reference: Vec<f64> = reference
-                .signal(name)
-                .expect("reference signal")
-                .iter()
-                .step_by(ref_stride)
-                .copied()
-                .collect();
-            let m = r.len().min(reference.len());
-            relative_rms_percent(&r[..m], &reference[..m])
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
+    let (every, stride) = common_grid(c.comm_step, reference.time[1] - reference.time[0]);
+    let run = timed_steps(
+        &mut inst,
+        fmu.vr("U")?,
+        |t| input.at(0, t),
+        c.comm_step,
+        stop,
+        &vrs,
+        every,
+    )?;
     Ok(Outcome {
-        wall,
-        rhs: inst.get("solver_rhs_evals")?,
-        substeps: inst.get("solver_steps")?,
-        rejected: inst.get("solver_rejected")?,
-        errors,
-        worst: times.last().copied().unwrap_or(0.0),
-        p999: percentile(&times, 0.999),
-        status,
+        errors: relative_errors(reference, &SIGNALS, &run.samples, stride)?,
+        status: run.status(expect),
+        run,
     })
 }
 
 fn main() -> Result<()> {
     let args = Args::parse();
-    let root = repo_root();
-    let path = if args.fmu.is_absolute() {
-        args.fmu.clone()
-    } else {
-        root.join(&args.fmu)
-    };
+    let path = in_repo(&args.fmu);
     let fmu = Fmu3::load(&path)?;
     let rodas = |label, quasi_static, comm_step, rtol| Config {
         label,
@@ -264,42 +203,35 @@ fn main() -> Result<()> {
             print!(" {:>9}", format!("{s} [%]"));
         }
         println!(" {:>10} {:>10}  status", "worst [us]", "p99.9 [us]");
-        // Rounds over all configurations (not repeats of one in a row), so
-        // that a slow spell of the machine does not hit one row only.
-        let mut best: Vec<Option<Outcome>> = configs.iter().map(|_| None).collect();
-        for round in 0..args.repeat {
-            eprint!("\rround {}/{}", round + 1, args.repeat);
-            for (c, slot) in configs.iter().zip(best.iter_mut()) {
-                let o = run(&fmu, c, input, &reference, stop, &expect)?;
-                if slot.as_ref().is_none_or(|b| o.wall < b.wall) {
-                    *slot = Some(o);
-                }
-            }
-        }
-        eprintln!();
+        let best = fastest_of(
+            args.repeat,
+            &configs,
+            |c| run(&fmu, c, input, &reference, stop, &expect),
+            |o| o.run.wall,
+        )?;
         let mut base = None;
         for (c, o) in configs.iter().zip(best) {
-            let o = o.expect("at least one round");
-            let base_wall = *base.get_or_insert(o.wall);
+            let (r, n) = (&o.run, &o.run.counts);
+            let base_wall = *base.get_or_insert(r.wall);
             print!(
                 "{:<20} {:>8.3} {:>10.0} {:>8.1}x {:>11.0} {:>9.0}",
                 c.label,
-                o.wall,
-                stop / o.wall,
-                o.wall / base_wall,
-                o.rhs,
-                o.substeps
+                r.wall,
+                stop / r.wall,
+                r.wall / base_wall,
+                n.rhs_evals,
+                n.steps
             );
             for e in &o.errors {
                 print!(" {:>9.2e}", e);
             }
             println!(
                 " {:>10.1} {:>10.1}  {}{}",
-                o.worst * 1e6,
-                o.p999 * 1e6,
+                r.latency.worst * 1e6,
+                r.latency.p999 * 1e6,
                 o.status.text(),
-                if o.rejected > 0.0 {
-                    format!(" ({} rejected)", o.rejected)
+                if n.rejected > 0.0 {
+                    format!(" ({} rejected)", n.rejected)
                 } else {
                     String::new()
                 }

@@ -15,10 +15,10 @@ use anyhow::Result;
 use clap::Parser;
 use std::path::PathBuf;
 use std::time::Instant;
+use validation::cosim::{Comparison, CoupledRun, Reference, Runs, in_repo};
 use validation::fmu3::Fmu3;
-use validation::plot::{Corner, Curve, Figure, LegendEntry, Panel, Scale, draw_png};
-use validation::units::{DisplayUnit, number, significant};
-use validation::{Inputs, Scenario, max_abs_error, relative_rms_percent, repo_root};
+use validation::units::number;
+use validation::{Inputs, Scenario};
 
 /// Couple ValveActuator and SlidingMass and compare with ValveCylinder.
 #[derive(Parser)]
@@ -123,35 +123,15 @@ fn coupled(
     Ok(out)
 }
 
-/// One coupled run at a communication step.
-struct CoupledRun {
-    /// Communication step, s.
-    step: f64,
-    /// One trace per signal of [`SIGNALS`], SI.
-    traces: Vec<Vec<f64>>,
-}
-
 fn main() -> Result<()> {
     let args = Args::parse();
-    let root = repo_root();
-    let dist = if args.dist.is_absolute() {
-        args.dist.clone()
-    } else {
-        root.join(&args.dist)
-    };
-    let out = if args.out.is_absolute() {
-        args.out.clone()
-    } else {
-        root.join(&args.out)
-    };
+    let dist = in_repo(&args.dist);
+    let out = in_repo(&args.out);
     std::fs::create_dir_all(&out)?;
     let cyl = Fmu3::load(&dist.join("ValveCylinder.fmu"))?;
     let act = Fmu3::load(&dist.join("ValveActuator.fmu"))?;
     let mass = Fmu3::load(&dist.join("SlidingMass.fmu"))?;
-    let units: Vec<DisplayUnit> = SIGNALS
-        .iter()
-        .map(|s| DisplayUnit::of(&cyl.description, s))
-        .collect();
+    let comparison = Comparison::new(&cyl, &SIGNALS);
     let sample = 1e-2;
     println!(
         "ValveActuator + SlidingMass (Jacobi coupling) vs the monolithic ValveCylinder (1e-4 s steps)"
@@ -161,15 +141,13 @@ fn main() -> Result<()> {
          every {} ms\n",
         sample * 1e3
     );
-    print!("{:<12} {:>9} {:>8}", "scenario", "step [s]", "wall [s]");
-    for (s, u) in SIGNALS.iter().zip(&units) {
-        print!(
-            " {:>10} {:>12}",
-            format!("{s} RMS [%]"),
-            format!("{s} max [{}]", u.name)
-        );
-    }
-    println!();
+    println!(
+        "{}",
+        comparison.header(&format!(
+            "{:<12} {:>9} {:>8}",
+            "scenario", "step [s]", "wall [s]"
+        ))
+    );
     let mut written = Vec::new();
     for scenario in &args.scenarios {
         let spec = Scenario::named("ValveCylinder", scenario)?;
@@ -181,157 +159,32 @@ fn main() -> Result<()> {
             let started = Instant::now();
             let traces = coupled(&act, &mass, input, stop, h, sample)?;
             let wall = started.elapsed().as_secs_f64();
-            print!("{:<12} {:>9.0e} {:>8.2}", scenario, h, wall);
-            for ((run, reference), unit) in traces.iter().zip(&truth).zip(&units) {
-                print!(
-                    " {:>10} {:>12}",
-                    significant(relative_rms_percent(run, reference), 3),
-                    significant(unit.delta(max_abs_error(run, reference)), 3)
-                );
-            }
-            println!();
-            runs.push(CoupledRun { step: h, traces });
+            let lead = format!("{:<12} {:>9.0e} {:>8.2}", scenario, h, wall);
+            println!("{}", comparison.row(&lead, &traces, &truth));
+            runs.push(CoupledRun {
+                step: h,
+                reference: 0,
+                legend: format!("coupled, exchange every {} ms", number(h * 1e3)),
+                traces,
+            });
         }
-        let time: Vec<f64> = (0..truth[0].len()).map(|k| k as f64 * sample).collect();
-        let csv_path = out.join(format!("{scenario}.csv"));
-        write_traces(&csv_path, &cyl, &time, &truth, &runs)?;
-        written.push(csv_path.clone());
-        if !args.no_plot {
-            let png = csv_path.with_extension("png");
-            let figure = figure(scenario, &units, &time, &truth, &runs);
-            match draw_png(&figure, &png) {
-                Ok(()) => written.push(png),
-                Err(e) => eprintln!("note: no plot ({e:#})"),
-            }
-        }
+        let runs = Runs {
+            time: (0..truth[0].len()).map(|k| k as f64 * sample).collect(),
+            references: vec![Reference {
+                label: "monolithic".into(),
+                legend: "ValveCylinder (monolithic, 0.1 ms steps)".into(),
+                traces: truth,
+            }],
+            coupled: runs,
+        };
+        let title = format!(
+            "ValveActuator + SlidingMass (Jacobi coupling) vs monolithic ValveCylinder, scenario '{scenario}'"
+        );
+        written.extend(comparison.write_files(&out, scenario, title, &runs, args.no_plot)?);
     }
     println!();
     for path in written {
         println!("-> {}", path.display());
     }
     Ok(())
-}
-
-/// Writes the traces as CSV in SI units, the unit in each header:
-/// `time [s]`, `<signal> monolithic [<unit>]`, `<signal> coupled <h> s [<unit>]`.
-fn write_traces(
-    path: &std::path::Path,
-    fmu: &Fmu3,
-    time: &[f64],
-    truth: &[Vec<f64>],
-    runs: &[CoupledRun],
-) -> Result<()> {
-    use std::fmt::Write as _;
-    let si = |s: &str| {
-        fmu.description
-            .variable_by_name(s)
-            .and_then(|v| v.unit.clone())
-            .unwrap_or_else(|| "1".into())
-    };
-    let mut header = vec!["time [s]".to_string()];
-    let mut columns: Vec<&[f64]> = vec![time];
-    for (s, trace) in SIGNALS.iter().zip(truth) {
-        header.push(format!("{s} monolithic [{}]", si(s)));
-        columns.push(trace);
-    }
-    for run in runs {
-        for (s, trace) in SIGNALS.iter().zip(&run.traces) {
-            header.push(format!("{s} coupled {:e} s [{}]", run.step, si(s)));
-            columns.push(trace);
-        }
-    }
-    let rows = columns.iter().map(|c| c.len()).min().unwrap_or(0);
-    let mut text = header.join(",");
-    text.push('\n');
-    for r in 0..rows {
-        let row: Vec<String> = columns.iter().map(|c| format!("{:e}", c[r])).collect();
-        writeln!(text, "{}", row.join(","))?;
-    }
-    std::fs::write(path, text)?;
-    Ok(())
-}
-
-/// Per signal, the monolithic and coupled traces (left) and the coupling
-/// difference (right), in display units.
-fn figure(
-    scenario: &str,
-    units: &[DisplayUnit],
-    time: &[f64],
-    truth: &[Vec<f64>],
-    runs: &[CoupledRun],
-) -> Figure {
-    let mut panels = Vec::new();
-    for (i, (name, unit)) in SIGNALS.iter().zip(units).enumerate() {
-        let shown = |trace: &[f64]| trace.iter().map(|&v| unit.value(v)).collect::<Vec<_>>();
-        let mut traces = vec![Curve {
-            label: String::new(),
-            x: time.to_vec(),
-            y: shown(&truth[i]),
-            color: 5,
-            dashed: false,
-        }];
-        let mut differences = Vec::new();
-        for (k, run) in runs.iter().enumerate() {
-            traces.push(Curve {
-                label: String::new(),
-                x: time.to_vec(),
-                y: shown(&run.traces[i]),
-                color: k,
-                dashed: true,
-            });
-            differences.push(Curve {
-                label: String::new(),
-                x: time.to_vec(),
-                y: run.traces[i]
-                    .iter()
-                    .zip(&truth[i])
-                    .map(|(a, b)| unit.delta(a - b))
-                    .collect(),
-                color: k,
-                dashed: false,
-            });
-        }
-        let last = i + 1 == SIGNALS.len();
-        let x_label = if last { "time [s]" } else { "" }.to_string();
-        panels.push(Panel {
-            legend_at: Corner::UpperLeft,
-            caption: format!("{name} [{}]", unit.name),
-            y_label: format!("{name} [{}]", unit.name),
-            y_scale: Scale::Linear,
-            x_label: x_label.clone(),
-            x_scale: Scale::Linear,
-            curves: traces,
-        });
-        panels.push(Panel {
-            legend_at: Corner::UpperLeft,
-            caption: format!("{name}: coupled - monolithic [{}]", unit.name),
-            y_label: format!("difference [{}]", unit.name),
-            y_scale: Scale::Linear,
-            x_label,
-            x_scale: Scale::Linear,
-            curves: differences,
-        });
-    }
-    let mut legend = vec![LegendEntry {
-        label: "ValveCylinder (monolithic, 0.1 ms steps)".into(),
-        color: 5,
-        dashed: false,
-    }];
-    for (k, run) in runs.iter().enumerate() {
-        legend.push(LegendEntry {
-            label: format!("coupled, exchange every {} ms", number(run.step * 1e3)),
-            color: k,
-            dashed: true,
-        });
-    }
-    Figure {
-        title: format!(
-            "ValveActuator + SlidingMass (Jacobi coupling) vs monolithic ValveCylinder, scenario '{scenario}'"
-        ),
-        legend,
-        columns: 2,
-        width: 1500,
-        row_height: 270,
-        panels,
-    }
 }
