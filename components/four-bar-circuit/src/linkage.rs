@@ -217,9 +217,9 @@ impl Linkage {
         let m = self.mech.motion(&kin, &SVector::zeros());
         let mass = m.mass[(0, 0)];
         // M5: θ'' mass = R^T Q_g - R^T M a0 with a0 = dR/dθ θ'^2, so the
-        // velocity term's derivative is 2 (R^T M a0) / (mass θ').
-        let gravity = r.dot(&self.mech.gravity_forces());
-        let velocity_term = gravity - m.force[0];
+        // velocity term's derivative is 2 (R^T M a0) / (mass θ') (taken
+        // directly, not as a difference, so that small θ' lose nothing).
+        let velocity_term = r.dot(&self.mech.mass_diagonal().component_mul(&kin.a0));
         let dtheta_ddot_domega = if omega != 0.0 {
             -2.0 * velocity_term / (mass * omega)
         } else {

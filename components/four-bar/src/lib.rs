@@ -138,7 +138,8 @@ impl FourBar {
             j[(om, om)] = l.dtheta_ddot_domega + d_force * a.force_sdot * l.ds;
             j.block_column(state::hyd, om).copy_from(&(a.d_sdot * l.ds));
             j[(state::W_h, om)] = piston * l.ds;
-            let (_, friction_v) = self.actuator.friction.eval(l.s_dot);
+            // dF_mu/ds' is -dF_h/ds'.
+            let friction_v = -a.force_sdot;
             j[(state::W_f, om)] = (a.friction + friction_v * l.s_dot) * l.ds;
             // Hydraulic columns.
             j.block(state::hyd, state::hyd).copy_from(&a.jac);
