@@ -1104,24 +1104,9 @@ def signal_bounds(ref: dict[str, np.ndarray], bounds: dict[str, float]) -> dict:
             for k, b in bounds.items()}
 
 
-def scenario_json(model: str, name: str, description: str, parameters: dict, signals: dict, note: str,
-                  analytic: list) -> dict:
-    return {
-        "model": model,
-        "scenario": name,
-        "description": description,
-        "model_description": CARD,
-        "generated_by": SCRIPT,
-        "interpolation": "step",
-        "step_sizes": [0.001, 0.01],
-        "parameters": parameters,
-        "inputs": f"{model}_in.csv",
-        "reference": f"{model}_ref.csv",
-        "options": f"{model}_ref.opt",
-        "signals": signals,
-        "note": note,
-        "analytic": analytic,
-    }
+def scenario_json(*args, **kwargs) -> dict:
+    """reference_common.scenario_json for this script's model description."""
+    return reference_common.scenario_json(*args, card=CARD, script=SCRIPT, **kwargs)
 
 
 INPUT_NOTE = (

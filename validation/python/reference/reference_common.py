@@ -221,3 +221,27 @@ def write_or_compare(checks: Checks, check: bool, name: str, folder: Path, files
         for fname, text in files.items():
             (folder / fname).write_text(text)
         print(f"  wrote {', '.join(files)} to {folder}", flush=True)
+
+
+def scenario_json(model: str, name: str, description: str, parameters: dict, signals: dict, note: str,
+                  analytic: list, *, card: str, script: str) -> dict:
+    """The scenario.json document of one scenario folder (harness README):
+    step inputs, harness steps 1 ms and 10 ms, the Cross-Check file names;
+    `card` is the model description and `script` the generating script,
+    both relative to the repository."""
+    return {
+        "model": model,
+        "scenario": name,
+        "description": description,
+        "model_description": card,
+        "generated_by": script,
+        "interpolation": "step",
+        "step_sizes": [0.001, 0.01],
+        "parameters": parameters,
+        "inputs": f"{model}_in.csv",
+        "reference": f"{model}_ref.csv",
+        "options": f"{model}_ref.opt",
+        "signals": signals,
+        "note": note,
+        "analytic": analytic,
+    }

@@ -1320,26 +1320,9 @@ def scenario_doc(name: str, par: dict, ref: dict[str, np.ndarray]) -> dict:
     return scenario_json(MODEL, name, spec["description"], spec["parameters"], signals, BOUND_NOTE, analytic)
 
 
-def scenario_json(model: str, name: str, description: str, parameters: dict, signals: dict, note: str,
-                  analytic: list) -> dict:
-    """The scenario.json document of one scenario folder (harness README):
-    step inputs, harness steps 1 ms and 10 ms, the Cross-Check file names."""
-    return {
-        "model": model,
-        "scenario": name,
-        "description": description,
-        "model_description": CARD,
-        "generated_by": SCRIPT,
-        "interpolation": "step",
-        "step_sizes": [0.001, 0.01],
-        "parameters": parameters,
-        "inputs": f"{model}_in.csv",
-        "reference": f"{model}_ref.csv",
-        "options": f"{model}_ref.opt",
-        "signals": signals,
-        "note": note,
-        "analytic": analytic,
-    }
+def scenario_json(*args, **kwargs) -> dict:
+    """reference_common.scenario_json for this script's model description."""
+    return reference_common.scenario_json(*args, card=CARD, script=SCRIPT, **kwargs)
 
 
 def scenario_files(name: str, par: dict, t: np.ndarray, ref: dict[str, np.ndarray]) -> dict[str, str]:
