@@ -75,12 +75,9 @@ impl Model<NX> for FourBarActuator {
         })
     }
 
+    /// The valve's gain scale and the chamber volumes at `s0`.
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        vec![fmu_core::Derived::positive(
-            "valve gain scale Cd Ad sqrt(2/rho) 10/95",
-            "m3/(s V Pa^0.5)",
-            self.actuator.valve.k_scale,
-        )]
+        self.actuator.derived()
     }
 
     /// At rest: p1 = p1_0, p2 = p2_0, pp where the relief passes the pump

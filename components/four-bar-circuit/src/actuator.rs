@@ -60,6 +60,8 @@ pub struct Actuator {
     pub friction: BrownMcPhee,
     /// Initial rod-side pressure, Pa.
     pub p2_0: f64,
+    /// Pin-to-pin length at the start, m.
+    pub s0: f64,
 }
 
 /// One evaluation of the hydraulics.
@@ -86,6 +88,21 @@ pub struct ActuatorEval {
 }
 
 impl Actuator {
+    /// The coefficients derived from the parameters, for fmu-core to check:
+    /// the valve's gain scale and the chamber volumes at the start.
+    pub fn derived(&self) -> Vec<fmu_core::Derived> {
+        let (v1, v2) = self.volumes(self.s0);
+        vec![
+            fmu_core::Derived::positive(
+                "valve gain scale Cd Ad sqrt(2/rho) 10/95",
+                "m3/(s V Pa^0.5)",
+                self.valve.k_scale,
+            ),
+            fmu_core::Derived::positive("piston-side volume at the start", "m3", v1),
+            fmu_core::Derived::positive("rod-side volume at the start", "m3", v2),
+        ]
+    }
+
     /// The bulk modulus β(p) = kp + k0 p (F3) and its slope.
     pub fn bulk(&self, p: f64) -> (f64, f64) {
         (self.kp + self.k0 * p, self.k0)

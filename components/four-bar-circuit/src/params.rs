@@ -396,6 +396,7 @@ impl HydraulicParams {
                 sigma: self.sigma,
             },
             p2_0: self.p2_0,
+            s0: self.s0,
         })
     }
 }

@@ -178,23 +178,7 @@ impl Model<NX> for FourBar {
     }
 
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        vec![
-            fmu_core::Derived::positive(
-                "valve gain scale Cd Ad sqrt(2/rho) 10/95",
-                "m3/(s V Pa^0.5)",
-                self.actuator.valve.k_scale,
-            ),
-            fmu_core::Derived::positive(
-                "piston-side volume at the start",
-                "m3",
-                self.actuator.volumes(self.linkage_s0()).0,
-            ),
-            fmu_core::Derived::positive(
-                "rod-side volume at the start",
-                "m3",
-                self.actuator.volumes(self.linkage_s0()).1,
-            ),
-        ]
+        self.actuator.derived()
     }
 
     /// At rest at s = s0: θ0 from s0, p1 from the force that holds the
@@ -246,15 +230,6 @@ impl Model<NX> for FourBar {
         out.loop_residual = l.residual;
         out.E_mech = self.linkage.energy(&l);
         out.E_balance = x[state::W_h] - x[state::W_f] - (out.E_mech - self.energy0);
-    }
-}
-
-impl FourBar {
-    fn linkage_s0(&self) -> f64 {
-        self.linkage
-            .length(self.linkage.theta0)
-            .map(|(s, _)| s)
-            .unwrap_or(f64::NAN)
     }
 }
 
