@@ -165,7 +165,12 @@ pub static UNITS: &[Unit] = &[
         BaseUnit::kg_m_s(0, 2, 0),
         &[du("mm2", 1e6), du("cm2", 1e4)],
     ),
-    unit("m", "length", BaseUnit::kg_m_s(0, 1, 0), &[du("mm", 1e3)]),
+    unit(
+        "m",
+        "length",
+        BaseUnit::kg_m_s(0, 1, 0),
+        &[du("mm", 1e3), du("cm", 1e2)],
+    ),
     unit(
         "m/s",
         "velocity",

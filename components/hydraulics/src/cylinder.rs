@@ -3,7 +3,8 @@
 
 /// A double-acting cylinder: chamber A (piston side, area `a1`) grows with
 /// the position `x`, chamber B (rod side, area `a2`) shrinks; each chamber
-/// has a dead volume. Its end stops are an [`crate::EndStops`] element.
+/// has its own dead volume (its volume at its end of the stroke). Its end
+/// stops are an [`crate::EndStops`] element.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cylinder {
     /// Piston area, m2.
@@ -12,25 +13,29 @@ pub struct Cylinder {
     pub a2: f64,
     /// Stroke, m.
     pub stroke: f64,
-    /// Dead volume of each chamber (lines included), m3.
-    pub v_dead: f64,
+    /// Dead volume of chamber A (lines included): its volume at `x = 0`,
+    /// m3.
+    pub v_dead_a: f64,
+    /// Dead volume of chamber B (lines included): its volume at
+    /// `x = stroke`, m3.
+    pub v_dead_b: f64,
 }
 
 impl Cylinder {
     /// Volume of chamber A (m3) at position `x`; never below the dead volume's
     /// tenth, so that a piston pushed into a stop keeps a positive volume.
     pub fn volume_a(&self, x: f64) -> f64 {
-        (self.a1 * x + self.v_dead).max(0.1 * self.v_dead)
+        (self.a1 * x + self.v_dead_a).max(0.1 * self.v_dead_a)
     }
 
     /// Volume of chamber B (m3) at position `x`.
     pub fn volume_b(&self, x: f64) -> f64 {
-        (self.a2 * (self.stroke - x) + self.v_dead).max(0.1 * self.v_dead)
+        (self.a2 * (self.stroke - x) + self.v_dead_b).max(0.1 * self.v_dead_b)
     }
 
     /// d(volume_a)/dx (m2).
     pub fn dvolume_a(&self, x: f64) -> f64 {
-        if self.a1 * x + self.v_dead > 0.1 * self.v_dead {
+        if self.a1 * x + self.v_dead_a > 0.1 * self.v_dead_a {
             self.a1
         } else {
             0.0
@@ -39,7 +44,7 @@ impl Cylinder {
 
     /// d(volume_b)/dx (m2).
     pub fn dvolume_b(&self, x: f64) -> f64 {
-        if self.a2 * (self.stroke - x) + self.v_dead > 0.1 * self.v_dead {
+        if self.a2 * (self.stroke - x) + self.v_dead_b > 0.1 * self.v_dead_b {
             -self.a2
         } else {
             0.0
@@ -61,7 +66,8 @@ mod tests {
             a1: 8.04e-4,
             a2: 4.24e-4,
             stroke: 1.0,
-            v_dead: 1e-3,
+            v_dead_a: 1e-3,
+            v_dead_b: 1e-3,
         }
     }
 

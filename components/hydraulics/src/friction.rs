@@ -193,3 +193,60 @@ mod brown_mcphee_tests {
         }
     }
 }
+
+/// Dry (Coulomb) friction regularised by a hyperbolic tangent:
+/// `F = F_max tanh(v / v_reg)`, bounded by `F_max` in magnitude and smooth
+/// through rest, with slope `F_max / v_reg` there (LiftActuator `MODEL.md`
+/// L6). It has no stiction: a load that `F_max` would hold creeps at a speed
+/// of order `v_reg F / F_max`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RegularisedCoulomb {
+    /// Largest friction force F_max, N.
+    pub f_max: f64,
+    /// Regularisation speed v_reg, m/s: the force reaches 76 % of F_max at
+    /// `v = v_reg`.
+    pub v_reg: f64,
+}
+
+impl RegularisedCoulomb {
+    /// Friction force at speed `v` (same sign as `v`: it is subtracted from
+    /// the driving force) and its slope dF/dv.
+    pub fn eval(&self, v: f64) -> (f64, f64) {
+        let th = (v / self.v_reg).tanh();
+        (self.f_max * th, self.f_max * (1.0 - th * th) / self.v_reg)
+    }
+}
+
+#[cfg(test)]
+mod regularised_coulomb_tests {
+    use super::RegularisedCoulomb;
+
+    const LIFT: RegularisedCoulomb = RegularisedCoulomb {
+        f_max: 300.0,
+        v_reg: 1e-3,
+    };
+
+    #[test]
+    fn bounded_odd_and_steep_at_rest() {
+        assert_eq!(LIFT.eval(0.0), (0.0, 3e5));
+        let (a, _) = LIFT.eval(2e-3);
+        let (b, _) = LIFT.eval(-2e-3);
+        assert_eq!(a, -b);
+        assert!((a - 300.0 * 2f64.tanh()).abs() < 1e-12);
+        assert!((LIFT.eval(4.0).0 - 300.0).abs() < 1e-9);
+        assert!(LIFT.eval(-4.0).0 >= -300.0);
+    }
+
+    #[test]
+    fn slope_agrees_with_central_differences() {
+        for v in [-0.1, -1e-3, -2e-4, 0.0, 3e-4, 1e-3, 5e-3, 1.0] {
+            let h = 1e-9;
+            let fd = (LIFT.eval(v + h).0 - LIFT.eval(v - h).0) / (2.0 * h);
+            let s = LIFT.eval(v).1;
+            assert!(
+                (s - fd).abs() <= 1e-5 * s.abs().max(1.0),
+                "{v}: {s} vs {fd}"
+            );
+        }
+    }
+}

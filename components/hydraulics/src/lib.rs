@@ -26,7 +26,7 @@ pub use cylinder::Cylinder;
 pub use directional_valve::{DirectionalValve, Opening, ValveFlows};
 pub use end_stop::EndStops;
 pub use fluid::{BulkModulus, LogBase};
-pub use friction::{BrownMcPhee, LuGre};
+pub use friction::{BrownMcPhee, LuGre, RegularisedCoulomb};
 pub use orifice::Orifice;
 pub use relief::ReliefValve;
 pub use spool::ProportionalSpool;

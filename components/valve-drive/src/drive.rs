@@ -166,7 +166,7 @@ impl ValveDrive {
             Derived::positive(
                 "B(ps)/V_dead, the chambers' stiffness (V5)",
                 "Pa/m3",
-                self.fluid.value(self.ps) / self.cylinder.v_dead,
+                self.fluid.value(self.ps) / self.cylinder.v_dead_a.min(self.cylinder.v_dead_b),
             ),
         ];
         if let SmallVolume::Dynamic { volume } = self.small_volume {

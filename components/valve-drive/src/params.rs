@@ -165,7 +165,8 @@ impl DriveParams {
                 a1: self.A1,
                 a2: self.A2,
                 stroke: self.Sc,
-                v_dead: self.Vdead,
+                v_dead_a: self.Vdead,
+                v_dead_b: self.Vdead,
             },
             fluid,
             small_volume: if self.quasi_static {
