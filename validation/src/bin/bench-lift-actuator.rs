@@ -217,6 +217,20 @@ fn stable(run: &EulerRun) -> bool {
         && tail(3).iter().all(|p| (p - pt).abs() < 0.01 * ps)
 }
 
+/// The smallest and largest sample of signal `k` (an index into
+/// [`SIGNALS`]) over the last 0.5 s of a run, where the equations have
+/// settled. A scheme that oscillates from one step to the next shows an
+/// offset here rather than a swing when the oscillation's period divides
+/// the sampling interval.
+fn tail_range(run: &EulerRun, k: usize) -> (f64, f64) {
+    let s = &run.samples[k];
+    s[s.len().saturating_sub((0.5 / STEP) as usize)..]
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(*v), hi.max(*v))
+        })
+}
+
 /// The fewest Euler steps per 1 ms that pass `ok`: doubling from one, then
 /// bisection. Returns the count and the trials, for the output.
 fn fewest_steps(what: &str, ok: impl Fn(u32) -> Result<bool>) -> Result<(u32, String)> {
@@ -265,11 +279,12 @@ fn euler_row(n: u32, reference: Option<&Trace>, note: &str) -> Result<Row> {
         rejected: None,
         latency: run.latency,
         errors,
-        note: if stable(&run) {
-            note.to_string()
-        } else {
-            format!("{note}; UNSTABLE")
-        },
+        note: format!(
+            "{note}{}; p_B over the last 0.5 s {} .. {} bar (p_T = 1 bar)",
+            if stable(&run) { "" } else { "; UNSTABLE" },
+            significant(tail_range(&run, 3).0 * 1e-5, 3),
+            significant(tail_range(&run, 3).1 * 1e-5, 3)
+        ),
     })
 }
 
