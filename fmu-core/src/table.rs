@@ -261,7 +261,11 @@ impl Row {
             .max
             .is_some_and(|b| value > b.value || (b.open && value == b.value));
         if below_min || above_max {
-            let unit = self.unit.map_or(String::new(), |u| format!(" {u}"));
+            // A dimensionless value ("1") is shown without a unit.
+            let unit = self
+                .unit
+                .filter(|u| *u != "1")
+                .map_or(String::new(), |u| format!(" {u}"));
             return Err(format!(
                 "value {shown}{unit} for '{}' is outside its range {}",
                 self.name,

@@ -135,7 +135,7 @@ fn non_finite_inputs_are_rejected_and_the_old_value_kept() {
     assert_eq!(f.set(vr("u"), 1e4), ERROR);
     assert!(
         f.log
-            .saw("value 10000 1 for 'u' is outside its range [-1000, 1000]")
+            .saw("value 10000 for 'u' is outside its range [-1000, 1000]")
     );
     assert_eq!(f.get(vr("u")), 5.0);
     // A batch with one bad value changes nothing.

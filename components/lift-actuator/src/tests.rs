@@ -1,4 +1,4 @@
-//! Unit tests of the LiftActuator model, and the behaviour of the seed's
+//! Unit tests of the LiftActuator model, and the behaviour of the paper's
 //! lift (its Fig. 4) through the FMI calls.
 
 use super::*;
@@ -92,7 +92,7 @@ struct Sample {
     p_b: f64,
 }
 
-/// The seed's experiment through the FMI calls: 5 s at 1 ms, u = 0 until
+/// The paper's experiment through the FMI calls: 5 s at 1 ms, u = 0 until
 /// 1 s, then 1.
 fn lift() -> Vec<Sample> {
     let mut fmu = TestMaster::<LiftActuator, NX>::new();
@@ -115,7 +115,7 @@ fn lift() -> Vec<Sample> {
 }
 
 #[test]
-fn the_lift_shows_the_seeds_fig_4() {
+fn the_lift_shows_the_papers_fig_4() {
     let (ps, pt) = (7.6e6, 1e5);
     let trace = lift();
     let during = |a: f64, b: f64| trace.iter().filter(move |s| s.t > a && s.t <= b);

@@ -82,7 +82,7 @@ fn command(t: f64) -> f64 {
 /// the load, the dry friction and the stroke limits in its body solver
 /// after the hydraulic steps; here they enter the velocity update of each
 /// step (explicitly), so that the scheme integrates the FMU's equations.
-struct SeedEuler {
+struct PaperEuler {
     drive: LiftDrive,
     piston: Piston,
     n: u32,
@@ -97,13 +97,13 @@ struct EulerRun {
     finite: bool,
 }
 
-impl SeedEuler {
+impl PaperEuler {
     fn new(n: u32) -> Result<Self> {
         let drive = LiftDrive::new(&ValveParams::defaults(), &CylinderParams::defaults())
             .map_err(anyhow::Error::msg)?;
         let piston = Piston::new(&PistonParams::defaults(), drive.cylinder.stroke)
             .map_err(anyhow::Error::msg)?;
-        Ok(SeedEuler { drive, piston, n })
+        Ok(PaperEuler { drive, piston, n })
     }
 
     fn step_size(&self) -> f64 {
@@ -262,7 +262,7 @@ fn fewest_steps(what: &str, ok: impl Fn(u32) -> Result<bool>) -> Result<(u32, St
 }
 
 fn euler_row(n: u32, reference: Option<&Trace>, note: &str) -> Result<Row> {
-    let e = SeedEuler::new(n)?;
+    let e = PaperEuler::new(n)?;
     let run = e.run();
     let errors = if run.finite {
         errors_of(reference, &run.samples)?
@@ -389,10 +389,10 @@ fn main() -> Result<()> {
     );
 
     let (n_stable, stable_trials) =
-        fewest_steps("stable", |n| Ok(stable(&SeedEuler::new(n)?.run())))?;
+        fewest_steps("stable", |n| Ok(stable(&PaperEuler::new(n)?.run())))?;
     println!("stability search (steps per 1 ms): {stable_trials}");
     let accurate = |n: u32| -> Result<bool> {
-        let run = SeedEuler::new(n)?.run();
+        let run = PaperEuler::new(n)?.run();
         if !stable(&run) {
             return Ok(false);
         }
