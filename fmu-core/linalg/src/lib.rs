@@ -26,7 +26,19 @@ pub type Rows<const N: usize> = [[f64; N]; N];
 /// division is the slowest link of the back substitution's dependency
 /// chain).
 pub fn factor_in_place<const N: usize>(a: &mut Rows<N>, active: usize) -> Option<[usize; N]> {
-    let active = active.min(N);
+    // The whole matrix is the usual case; with `active` a compile-time
+    // constant there, the compiler unrolls the loops of a small `N` (the
+    // same operations in the same order: the results are bit-identical).
+    if active >= N {
+        factor_block(a, N)
+    } else {
+        factor_block(a, active)
+    }
+}
+
+/// [`factor_in_place`]'s body, inlined into both of its calls.
+#[inline(always)]
+fn factor_block<const N: usize>(a: &mut Rows<N>, active: usize) -> Option<[usize; N]> {
     let mut perm = [0usize; N];
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;
@@ -41,9 +53,9 @@ pub fn factor_in_place<const N: usize>(a: &mut Rows<N>, active: usize) -> Option
     for k in 0..active {
         let mut pivot_row = k;
         let mut pivot_abs = a[k][k].abs();
-        for (r, row) in a.iter().enumerate().take(active).skip(k + 1) {
-            if row[k].abs() > pivot_abs {
-                pivot_abs = row[k].abs();
+        for r in k + 1..active {
+            if a[r][k].abs() > pivot_abs {
+                pivot_abs = a[r][k].abs();
                 pivot_row = r;
             }
         }
@@ -57,15 +69,16 @@ pub fn factor_in_place<const N: usize>(a: &mut Rows<N>, active: usize) -> Option
         let inv_pivot = 1.0 / a[k][k];
         a[k][k] = inv_pivot;
         // Every later row of the block loses its multiple of row k; the
-        // multiplier is kept where the eliminated entry was.
-        let (upper, lower) = a.split_at_mut(k + 1);
-        let pivot_tail = &upper[k][k + 1..active];
-        for row in &mut lower[..active - k - 1] {
-            let m = row[k] * inv_pivot;
-            row[k] = m;
+        // multiplier is kept where the eliminated entry was. Plain index
+        // loops over a copy of the pivot row: with a constant `active` the
+        // compiler unrolls them and drops the bounds checks.
+        let pivot = a[k];
+        for r in k + 1..active {
+            let m = a[r][k] * inv_pivot;
+            a[r][k] = m;
             if m != 0.0 {
-                for (x, u) in row[k + 1..active].iter_mut().zip(pivot_tail) {
-                    *x -= m * u;
+                for c in k + 1..active {
+                    a[r][c] -= m * pivot[c];
                 }
             }
         }
@@ -81,7 +94,17 @@ pub fn solve_in_place<const N: usize>(
     active: usize,
     b: &mut SVector<f64, N>,
 ) {
-    let k = active.min(N);
+    // As in factor_in_place: a compile-time `k` in the usual case.
+    if active >= N {
+        solve_block(lu, perm, N, b);
+    } else {
+        solve_block(lu, perm, active, b);
+    }
+}
+
+/// [`solve_in_place`]'s body, inlined into both of its calls.
+#[inline(always)]
+fn solve_block<const N: usize>(lu: &Rows<N>, perm: &[usize; N], k: usize, b: &mut SVector<f64, N>) {
     let mut x = [0.0; N];
     for (xi, &p) in x.iter_mut().zip(perm) {
         *xi = b[p];
