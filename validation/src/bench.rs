@@ -446,6 +446,35 @@ pub fn relative_errors(
         .collect()
 }
 
+/// The smallest count `n` in 1 ..= `limit` for which `passes(n)` holds,
+/// for a property that holds from some count on (enough substeps for a
+/// fixed-step method to be stable or accurate): doubling from 1, then
+/// bisection between the last failing and the first passing count. `None`
+/// when even the largest count tried (a power of two, at most `limit`)
+/// fails. Every trial is `passes`'s to report.
+pub fn fewest_passing(
+    limit: u32,
+    mut passes: impl FnMut(u32) -> Result<bool>,
+) -> Result<Option<u32>> {
+    let mut hi = 1;
+    while !passes(hi)? {
+        if hi.saturating_mul(2) > limit {
+            return Ok(None);
+        }
+        hi *= 2;
+    }
+    let mut lo = hi / 2;
+    while hi > 1 && hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if passes(mid)? {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(Some(hi))
+}
+
 /// Runs every configuration `rounds` times, round after round (not the
 /// repeats of one in a row, so that a slow spell of the machine does not hit
 /// one configuration only), and keeps per configuration the outcome with
@@ -473,6 +502,22 @@ pub fn fastest_of<C, O>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fewest_passing_finds_the_threshold_with_few_trials() {
+        for threshold in [1u32, 2, 3, 7, 29, 100, 1000] {
+            let mut tried = Vec::new();
+            let found = fewest_passing(1 << 14, |n| {
+                tried.push(n);
+                Ok(n >= threshold)
+            })
+            .unwrap();
+            assert_eq!(found, Some(threshold));
+            assert!(tried.len() <= 2 * 11, "{threshold}: {tried:?}");
+        }
+        assert_eq!(fewest_passing(64, |_| Ok(false)).unwrap(), None);
+        assert!(fewest_passing(8, |_| anyhow::bail!("no")).is_err());
+    }
 
     /// A pressure that must stay within 0..100 bar and end at 33.333 bar.
     fn pressure() -> Watch {

@@ -33,7 +33,8 @@ use clap::Parser;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use validation::bench::{
-    Expectation, Status, Target, TimedRun, common_grid, fastest_of, relative_errors, timed_steps,
+    Expectation, Status, Target, TimedRun, common_grid, fastest_of, fewest_passing,
+    relative_errors, timed_steps,
 };
 use validation::cosim::in_repo;
 use validation::fmu3::Fmu3;
@@ -378,24 +379,9 @@ fn largest_stable_rk4(
         });
         Ok(why.is_none())
     };
-    let mut hi = 1;
-    while !stable(hi)? {
-        if hi >= 1 << 20 {
-            bail!("RK4 is not stable even at {hi} steps per 10 ms");
-        }
-        hi *= 2;
-    }
-    let mut lo = hi / 2;
-    if hi > 1 {
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2;
-            if stable(mid)? {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-    }
+    let Some(hi) = fewest_passing(1 << 20, &mut stable)? else {
+        bail!("RK4 is not stable even at {} steps per 10 ms", 1 << 20);
+    };
     eprintln!();
     println!(
         "RK4 stability search (steps per 10 ms communication step; stable: status ok and within \

@@ -32,7 +32,9 @@ use lift_circuit::{
 };
 use std::path::PathBuf;
 use std::time::Instant;
-use validation::bench::{Latency, TimedRun, fastest_of, relative_errors, timed_steps};
+use validation::bench::{
+    Latency, TimedRun, fastest_of, fewest_passing, relative_errors, timed_steps,
+};
 use validation::cosim::in_repo;
 use validation::fmu3::Fmu3;
 use validation::units::significant;
@@ -232,34 +234,21 @@ fn tail_range(run: &EulerRun, k: usize) -> (f64, f64) {
         })
 }
 
-/// The fewest Euler steps per 1 ms that pass `ok`: doubling from one, then
-/// bisection. Returns the count and the trials, for the output.
+/// The fewest Euler steps per 1 ms that pass `ok` ([`fewest_passing`]),
+/// with the trials for the output.
 fn fewest_steps(what: &str, ok: impl Fn(u32) -> Result<bool>) -> Result<(u32, String)> {
     let mut trials = Vec::new();
-    let mut check = |n: u32| -> Result<bool> {
+    let found = fewest_passing(1 << 14, |n| {
         eprint!("\rsemi-implicit Euler, {what}: {n} steps per 1 ms      ");
         let passed = ok(n)?;
         trials.push(format!("{n} {}", if passed { "yes" } else { "no" }));
         Ok(passed)
-    };
-    let mut hi = 1;
-    while !check(hi)? {
-        if hi >= 1 << 14 {
-            bail!("semi-implicit Euler is not {what} even at {hi} steps per 1 ms");
-        }
-        hi *= 2;
-    }
-    let mut lo = hi / 2;
-    while hi > 1 && hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if check(mid)? {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
+    })?;
     eprintln!();
-    Ok((hi, trials.join(", ")))
+    match found {
+        Some(n) => Ok((n, trials.join(", "))),
+        None => bail!("semi-implicit Euler is not {what} even at 16384 steps per 1 ms"),
+    }
 }
 
 fn euler_row(n: u32, reference: Option<&Trace>, note: &str) -> Result<Row> {
