@@ -247,14 +247,14 @@ def sample_inputs(table: Table, times: np.ndarray, interpolation: str, step: flo
         raise ScenarioError("input times must be non-decreasing")
     values = table.values[:, 1:]
     eps = 1e-9 * step
-    out = np.empty((len(times), values.shape[1]))
-    for row, t in enumerate(times):
-        i = int(np.searchsorted(t_in, t + eps, side="right")) - 1
-        if i < 0:
-            out[row] = values[0]
-        elif i == len(t_in) - 1 or interpolation == "step" or t_in[i] >= t - eps:
-            out[row] = values[i]
-        else:
-            w = (t - t_in[i]) / (t_in[i + 1] - t_in[i])
-            out[row] = values[i] + w * (values[i + 1] - values[i])
+    times = np.asarray(times, dtype=float)
+    index = np.searchsorted(t_in, times + eps, side="right") - 1
+    # before the first row: the first value (index clipped to 0)
+    out = values[np.clip(index, 0, len(t_in) - 1)].astype(float)
+    if interpolation != "step":
+        between = (index >= 0) & (index < len(t_in) - 1)
+        between[between] &= ~(t_in[index[between]] >= times[between] - eps)
+        i, t = index[between], times[between]
+        w = (t - t_in[i]) / (t_in[i + 1] - t_in[i])
+        out[between] = values[i] + w[:, None] * (values[i + 1] - values[i])
     return out

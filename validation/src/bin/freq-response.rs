@@ -86,6 +86,51 @@ struct Args {
     /// Do not draw the PNG.
     #[arg(long)]
     no_plot: bool,
+    /// Also write the operating point and the resonances as JSON to this
+    /// file (SI values; what the sweep tool's `resonance` summary reads).
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// The operating point and each output's resonances (frequency in Hz, peak
+/// ratio max|y - y0| / A in SI units of output per input, and in dB of it).
+fn write_json(
+    path: &std::path::Path,
+    args: &Args,
+    r: &validation::freq::SweepResult,
+    outputs: &[Channel],
+) -> Result<()> {
+    let mut per_output = serde_json::Map::new();
+    for (i, o) in outputs.iter().enumerate() {
+        let peaks: Vec<serde_json::Value> = resonances(&r.points, i)
+            .into_iter()
+            .map(|(f, db)| {
+                serde_json::json!({
+                    "frequency_hz": f,
+                    "peak_ratio": 10f64.powf(db / 20.0),
+                    "peak_db": db,
+                })
+            })
+            .collect();
+        per_output.insert(
+            o.name.clone(),
+            serde_json::json!({ "y0": r.y0[i], "resonances": peaks }),
+        );
+    }
+    let doc = serde_json::json!({
+        "input": args.input,
+        "u0": r.u0,
+        "amplitude": args.amplitude,
+        "fmin": args.fmin,
+        "fmax": args.fmax,
+        "points": args.points,
+        "outputs": per_output,
+    });
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
+    Ok(())
 }
 
 fn parse_assignment(s: &str) -> Result<(String, f64), String> {
@@ -200,6 +245,10 @@ fn main() -> Result<()> {
         }
     }
     println!("-> {}", csv_path.display());
+    if let Some(path) = &args.json {
+        write_json(&abs(path), &args, &r, &outputs)?;
+        println!("-> {}", abs(path).display());
+    }
     if !args.no_plot {
         let png = out.with_extension("png");
         let title = format!(
