@@ -9,7 +9,8 @@
 # the C header check), the reliability suite (a hostile master on every FMU's
 # C API, with valgrind), the reference checks, the validation harness (every
 # FMU in every FMI master, report in target/validation/) and the Python
-# suites (FMPy, fmpy validate, fmutool -check, the harness's own tests).
+# suites (FMPy, fmpy validate, fmutool -check, the harness's own tests, the
+# sweep tool on a 2-worker local Dask cluster and on a scheduler by address).
 #
 # Every test stage runs even when an earlier one failed; only a failed set-up
 # or build stops the script (nothing after it could run). It ends with one

@@ -4,7 +4,7 @@ the same run specifications, so their results are the same, bit for bit.
 
 - ``serial``: in this process, one run after the other. A crash of the FMU
   would end this process, so the journal keeps every run finished before it.
-- ``local``: a ``distributed.LocalCluster`` of worker processes with one
+- ``local`` (``auto`` chooses it when more than one core is free): a ``distributed.LocalCluster`` of worker processes with one
   thread each, on this machine's file system: each worker reads and
   extracts the FMU once and reuses its instance. A worker process that
   dies (a crash inside an FMU) is restarted by its nanny; its run is retried
@@ -49,15 +49,26 @@ def choose_backend(requested: str, runs: int, workers: int | None) -> tuple[str,
     if requested == "local":
         n = workers or cores
         return "local", max(1, n), "asked for"
-    # auto: a local cluster when more than one core is free
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    free = cores - load
+    # auto: a local cluster when more than one core is free now (the load
+    # average would still count the work that just ended)
     if runs < 2:
         return "serial", 1, "one run"
+    busy = _busy_cores(cores)
+    free = cores - busy
     if free < 1.5:
-        return "serial", 1, f"{cores} core(s), load {load:.1f}: fewer than 2 free"
+        return "serial", 1, f"{cores} core(s), {busy:.1f} busy: fewer than 2 free"
     n = workers or min(runs, max(2, int(free + 0.5)))
-    return "local", n, f"{cores} cores, load {load:.1f}"
+    return "local", n, f"{cores} cores, {busy:.1f} busy"
+
+
+def _busy_cores(cores: int) -> float:
+    """Cores in use over the next 0.3 s (all processes of the machine)."""
+    try:
+        import psutil
+
+        return psutil.cpu_percent(interval=0.3) / 100.0 * cores
+    except Exception:  # noqa: BLE001 - no psutil: fall back to the load average
+        return os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
 
 
 def failed_result(run: dict, error: str) -> dict:
