@@ -65,11 +65,18 @@ def default_out(design: Path) -> Path:
     return REPO_ROOT / "target" / "sweeps" / Path(design).stem
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _load(args: argparse.Namespace):
+    """The design file's study, or None after printing what is wrong."""
     try:
-        study = load_study(args.design)
+        return load_study(args.design)
     except StudyError as err:
         print(f"error: {err}", file=sys.stderr)
+        return None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    study = _load(args)
+    if study is None:
         return EXIT_BAD_DESIGN
     runs = study.runs()
     if args.limit is not None:
@@ -157,9 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _values_text(study, record) -> str:
     parts = []
     for f in study.factors:
-        factor, offset = f.scale
-        v = record["values"][f.name] * factor + (0.0 if f.delta else offset)
-        parts.append(f"{f.name} = {v:.6g} {f.unit}".strip())
+        parts.append(f"{f.name} = {f.shown(record['values'][f.name]):.6g} {f.unit}".strip())
     return ", ".join(parts)
 
 
@@ -181,15 +186,13 @@ def print_summary(study, records: list[dict]) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    try:
-        study = load_study(args.design)
-    except StudyError as err:
-        print(f"error: {err}", file=sys.stderr)
+    study = _load(args)
+    if study is None:
         return EXIT_BAD_DESIGN
     runs = study.runs()
     say(f"{study.title}: {len(runs)} runs of {relative_to_repo(study.fmu)}")
     for f in study.factors:
-        shown = [r["values"][f.name] * f.scale[0] + (0.0 if f.delta else f.scale[1]) for r in runs]
+        shown = [f.shown(r["values"][f.name]) for r in runs]
         say(f"  factor {f.name}: {min(shown):.6g} .. {max(shown):.6g} {f.unit}".rstrip())
     for r in runs[: args.rows]:
         print(f"  run {r['index']:>5}  {_values_text(study, r)}")
@@ -201,10 +204,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from sweep.plots import draw
 
-    try:
-        study = load_study(args.design)
-    except StudyError as err:
-        print(f"error: {err}", file=sys.stderr)
+    study = _load(args)
+    if study is None:
         return EXIT_BAD_DESIGN
     out = Path(args.out) if args.out else default_out(args.design)
     done = read_journal(out)

@@ -65,6 +65,11 @@ class Factor:
         factor, offset = self.scale
         return (shown - (0.0 if self.delta else offset)) / factor
 
+    def shown(self, si: float) -> float:
+        """An SI value in the unit the design file writes this factor in."""
+        factor, offset = self.scale
+        return si * factor + (0.0 if self.delta else offset)
+
     def coerce(self, si: float):
         if self.kind == "integer":
             return int(round(si))
@@ -219,6 +224,17 @@ def _settable(info: FmuInfo, name: str, where: str) -> None:
         raise StudyError(f"{where}: {name} is of type {var.type}, which the sweep tool does not set")
 
 
+def _check_fields(where: str, raw: dict, required, optional, common: set, what: str) -> None:
+    """No unknown field, every required one present."""
+    allowed = set(required) | set(optional) | common
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise StudyError(f"{where}: unknown field(s) {', '.join(unknown)} for {what} (fields: {', '.join(sorted(allowed))})")
+    missing = [f for f in required if f not in raw]
+    if missing:
+        raise StudyError(f"{where}: {what} needs {', '.join(missing)}")
+
+
 def _load_input(info: FmuInfo, name: str, raw: dict, folder: Path) -> dict:
     where = f"[inputs.{name}]"
     var = info.variables.get(name)
@@ -229,13 +245,7 @@ def _load_input(info: FmuInfo, name: str, raw: dict, folder: Path) -> dict:
         raise StudyError(f"{where}: kind must be one of {', '.join(signals.KINDS)}")
     kind = raw["kind"]
     required, optional = signals.KINDS[kind]
-    allowed = set(required) | set(optional) | {"kind", "unit"}
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        raise StudyError(f"{where}: unknown field(s) {', '.join(unknown)} for kind {kind!r} (fields: {', '.join(sorted(allowed))})")
-    missing = [f for f in required if f not in raw]
-    if missing:
-        raise StudyError(f"{where}: kind {kind!r} needs {', '.join(missing)}")
+    _check_fields(where, raw, required, optional, {"kind", "unit"}, f"kind {kind!r}")
     spec = {"kind": kind, **optional, **{k: v for k, v in raw.items() if k not in ("unit",)}}
     unit = str(raw.get("unit", ""))
     _, (factor, offset) = unit_scale(info, name, unit, where)
@@ -307,13 +317,7 @@ def _load_keep(info: FmuInfo, raw, number: int) -> Keep:
     if signal not in info.variables:
         raise StudyError(f"{where}: the FMU has no variable {signal!r}")
     required, optional = SUMMARY_KINDS[summary]
-    allowed = set(required) | set(optional) | {"name", "signal", "summary", "unit"}
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        raise StudyError(f"{where}: unknown field(s) {', '.join(unknown)} for summary {summary!r} (fields: {', '.join(sorted(allowed))})")
-    missing = [f for f in required if f not in raw]
-    if missing:
-        raise StudyError(f"{where}: summary {summary!r} needs {', '.join(missing)}")
+    _check_fields(where, raw, required, optional, {"name", "signal", "summary", "unit"}, f"summary {summary!r}")
     options = {**optional, **{k: v for k, v in raw.items() if k not in ("name", "signal", "summary", "unit")}}
     if "threshold" in options:
         _, (factor, offset) = unit_scale(info, signal, str(raw.get("unit", "")), where)

@@ -32,9 +32,8 @@ def _summary_scale(study: Study, keep) -> tuple[str, float, float]:
     return scale.label, scale.factor, offset
 
 
-def _factor_values(study: Study, records: list[dict], f) -> np.ndarray:
-    factor, offset = f.scale
-    return np.array([r["values"][f.name] * factor + (0.0 if f.delta else offset) for r in records], dtype=float)
+def _factor_values(records: list[dict], f) -> np.ndarray:
+    return np.array([f.shown(r["values"][f.name]) for r in records], dtype=float)
 
 
 def fit_effects(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
@@ -65,7 +64,7 @@ def draw(study: Study, records: list[dict], out: Path) -> list[Path]:
     written = []
     if not ok or not factors or not keep:
         return written
-    x = np.column_stack([_factor_values(study, ok, f) for f in factors])
+    x = np.column_stack([_factor_values(ok, f) for f in factors])
     rows, cols = len(keep), len(factors)
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols + 0.8, 2.6 * rows + 0.8), squeeze=False)
     for i, k in enumerate(keep):
