@@ -6,10 +6,12 @@ the same run specifications, so their results are the same, bit for bit.
   would end this process, so the journal keeps every run finished before it.
 - ``local`` (``auto`` chooses it when more than one core is free): a ``distributed.LocalCluster`` of worker processes with one
   thread each, on this machine's file system: each worker reads and
-  extracts the FMU once and reuses its instance. A worker process that
-  dies (a crash inside an FMU) is restarted by its nanny; its run is retried
-  once (``distributed.scheduler.allowed-failures = 1``) and then recorded as
-  failed, and the other runs go on.
+  extracts the FMU once and reuses its instance; runs go in chunks
+  (``chunk_size``). A worker process that dies (a crash inside an FMU) is
+  restarted by its nanny; its chunk is retried once
+  (``distributed.scheduler.allowed-failures = 1``), then split into single
+  runs, and the single run that kills its worker again is recorded as
+  failed; the other runs go on.
 - ``scheduler``: ``--scheduler tcp://host:8786``: the same on any Dask
   cluster. The ``sweep`` and ``harness`` packages and the FMU archive are
   uploaded to the scheduler and every worker, present and future
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from sweep import PYTHON_ROOT
-from sweep.worker import simulate
+from sweep.worker import simulate, simulate_chunk
 
 
 def available_cores() -> int:
@@ -90,6 +92,11 @@ def _package_zip(folder: Path) -> Path:
             for file in sorted((PYTHON_ROOT / package).rglob("*.py")):
                 z.write(file, file.relative_to(PYTHON_ROOT).as_posix())
     return path
+
+
+def chunk_size(runs: int, workers: int) -> int:
+    """Runs per Dask task: about 8 tasks per worker, at most 16 runs each."""
+    return max(1, min(16, runs // (8 * max(1, workers))))
 
 
 def _preload(sha256: str, fmu_path: Path) -> None:
@@ -161,19 +168,33 @@ def run_dask(runs: list[dict], fmu_path: Path, on_result: Callable[[dict], None]
             source = str(fmu_path)  # the workers share this file system
             say(f"local Dask cluster: {workers} worker processes, 1 thread each")
         try:
-            # one graph update for all runs (a submit per run costs the
-            # scheduler a graph update each)
-            keys = [f"sweep-run-{run['index']}-{run['key']}" for run in runs]
-            futures = client.map(simulate, runs, [source] * len(runs), key=keys, pure=False)
-            by_key = {future.key: run for future, run in zip(futures, runs)}
-            for future in as_completed(futures):
-                run = by_key[future.key]
+            # Runs go in chunks (chunk_size): each task costs the client and
+            # the scheduler several ms of CPU, which on a small machine the
+            # workers need. A chunk whose worker died is split into single
+            # runs, so that only the run that kills its worker fails.
+            size = chunk_size(len(runs), workers if not scheduler else len(client.scheduler_info()["workers"]))
+            chunks = [runs[i : i + size] for i in range(0, len(runs), size)]
+            keys = [f"sweep-runs-{c[0]['index']}-{c[-1]['index']}-{c[0]['key']}" for c in chunks]
+            futures = client.map(simulate_chunk, chunks, [source] * len(chunks), key=keys, pure=False)
+            by_key = {future.key: chunk for future, chunk in zip(futures, chunks)}
+            pending = as_completed(futures)
+            for future in pending:
+                chunk = by_key.pop(future.key)
                 try:
-                    result = future.result()
+                    results = future.result()
                 except Exception as err:  # noqa: BLE001 - a dead worker, a lost connection: the run failed
-                    result = failed_result(run, f"the worker failed: {type(err).__name__}: {err}")
+                    if len(chunk) > 1:
+                        for run in chunk:
+                            single = client.submit(simulate_chunk, [run], source, pure=False,
+                                                   key=f"sweep-runs-{run['index']}-{run['index']}-{run['key']}")
+                            by_key[single.key] = [run]
+                            pending.add(single)
+                        results = []
+                    else:
+                        results = [failed_result(chunk[0], f"the worker failed: {type(err).__name__}: {err}")]
                 future.release()
-                on_result(result)
+                for result in results:
+                    on_result(result)
         finally:
             client.close()
             if cluster is not None:

@@ -260,6 +260,11 @@ def simulate(run: dict, fmu) -> dict:
     return result
 
 
+def simulate_chunk(runs: list[dict], fmu) -> list[dict]:
+    """``simulate`` for each run of a chunk, in order (one Dask task)."""
+    return [simulate(run, fmu) for run in runs]
+
+
 def _run(run: dict, info: FmuInfo, inst: _Instance, result: dict, folder: Path) -> None:
     fmu = inst.fmu
     inst.log.clear()

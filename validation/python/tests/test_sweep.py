@@ -459,7 +459,14 @@ def crash_fmu(folder: Path) -> Path:
 
 
 def test_a_worker_killed_by_a_crash_is_recorded_and_the_sweep_goes_on(tmp_path):
+    """40 runs go to 2 workers in chunks of 2 runs; the chunk with the
+    crashing run is split into single runs after its workers died, so only
+    that run fails."""
+    from sweep.backends import chunk_size
+
+    assert chunk_size(40, 2) == 2
     fmu = crash_fmu(tmp_path)
+    rows = [[0.5 if i == 5 else 0.6 + 0.001 * i] for i in range(40)]
     design = write_design(tmp_path, """
 fmu = "{fmu}"
 stop_time = 0.01
@@ -467,17 +474,17 @@ step = 0.001
 [factors.Cd]
 [design]
 kind = "table"
-rows = [[0.6], [0.5], [0.61], [0.62]]
+rows = ROWS
 [[keep]]
 signal = "p1"
 summary = "final"
-""", fmu=fmu)
+""".replace("ROWS", str(rows)), fmu=fmu)
     done = sweep_cli("run", str(design), "--out", str(tmp_path / "out"), "--backend", "local", "--workers", "2", "--no-plot")
     assert done.returncode == 1, done.stdout + done.stderr
     r = read_results(tmp_path / "out")
-    assert r["status"] == ["ok", "failed", "ok", "ok"]
-    assert "KilledWorker" in r["error"][1]
-    assert r["p1_final"][0] == 1.0  # what the stub returns
+    assert r["status"] == ["failed" if i == 5 else "ok" for i in range(40)]
+    assert "KilledWorker" in r["error"][5]
+    assert r["p1_final"][4] == 1.0  # what the stub returns; run 4 shared the crashing chunk
 
 
 # --- a scheduler given by address -------------------------------------------
