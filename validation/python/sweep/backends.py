@@ -4,9 +4,11 @@ the same run specifications, so their results are the same, bit for bit.
 
 - ``serial``: in this process, one run after the other. A crash of the FMU
   would end this process, so the journal keeps every run finished before it.
-- ``local`` (``auto`` chooses it when more than one core is free): a ``distributed.LocalCluster`` of worker processes with one
-  thread each, on this machine's file system: each worker reads and
-  extracts the FMU once and reuses its instance; runs go in chunks
+- ``local`` (what ``auto`` chooses when more than one core is free): a
+  ``distributed.LocalCluster`` of worker processes with one thread each, on
+  this machine's file system: each worker reads and extracts the FMU once
+  (forked workers inherit it extracted) and reuses its instance; runs go in
+  chunks
   (``chunk_size``). A worker process that dies (a crash inside an FMU) is
   restarted by its nanny; its chunk is retried once
   (``distributed.scheduler.allowed-failures = 1``), then split into single

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import math
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -85,8 +85,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     done = read_journal(out)
     if args.fresh:
         done = {}
-        for old in [out / "runs.jsonl"]:
-            old.unlink(missing_ok=True)
+        (out / "runs.jsonl").unlink(missing_ok=True)
+        shutil.rmtree(out / "traces", ignore_errors=True)
     wanted = {r["key"] for r in runs}
     kept = {k: v for k, v in done.items() if k in wanted}
     todo = [r for r in runs if r["key"] not in kept or (args.retry_failed and kept[r["key"]]["status"] != "ok")]

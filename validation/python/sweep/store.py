@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
@@ -125,21 +126,12 @@ def write_results(study: Study, records: list[dict], out: Path) -> tuple[Path, P
         "design": str(study.path), "fmu": str(study.fmu), "fmu_sha256": study.fmu_sha256, "title": study.title}))
     parquet = Path(out) / "results.parquet"
     pq.write_table(table, parquet)
-    csv = Path(out) / "results.csv"
-    with open(csv, "w") as handle:
-        handle.write(",".join(columns) + "\n")
-        for i in range(len(records)):
-            cells = []
-            for name, values in columns.items():
-                v = values[i]
-                if isinstance(v, float):
-                    cells.append(repr(v))
-                elif isinstance(v, str):
-                    cells.append('"' + v.replace('"', '""') + '"' if ("," in v or '"' in v or "\n" in v) else v)
-                else:
-                    cells.append(str(v))
-            handle.write(",".join(cells) + "\n")
-    return parquet, csv
+    table_csv = Path(out) / "results.csv"
+    with open(table_csv, "w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")  # floats as repr: they read back exactly
+        writer.writerow(columns)
+        writer.writerows(zip(*columns.values()))
+    return parquet, table_csv
 
 
 def write_traces(study: Study, records: list[dict], out: Path) -> Path | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import math
+import os
 import shutil
 import tempfile
 import threading
@@ -35,11 +36,14 @@ from sweep import signals, summaries
 _cache = threading.local()
 _extract_lock = threading.Lock()
 _extracted: dict[str, tuple[Path, FmuInfo, object]] = {}  # sha256 -> (folder, info, FMPy description)
+_extracted_by: dict[str, int] = {}  # sha256 -> the process that extracted it
 
 
 def _cleanup() -> None:
-    for folder, _, _ in _extracted.values():
-        shutil.rmtree(folder.parent, ignore_errors=True)
+    # a forked worker inherits the table; only the extracting process removes
+    for sha, (folder, _, _) in _extracted.items():
+        if _extracted_by.get(sha) == os.getpid():
+            shutil.rmtree(folder.parent, ignore_errors=True)
 
 
 atexit.register(_cleanup)
@@ -81,6 +85,7 @@ def _extract(sha256: str, fmu) -> tuple[Path, FmuInfo, object]:
         info = read_fmu_info(archive)
         description = read_model_description(str(folder / "modelDescription.xml"), validate=False)
         _extracted[sha256] = (folder, info, description)
+        _extracted_by[sha256] = os.getpid()
         return _extracted[sha256]
 
 
@@ -240,8 +245,8 @@ def _error_text(err: Exception, log: list) -> str:
 
 def simulate(run: dict, fmu) -> dict:
     """Simulate one run; ``fmu`` says where the FMU archive is (``fmu_data``;
-    read only the first time this process sees the FMU). Returns ``{index, key, status, error, summaries, wall_s, counters,
-    traces}``."""
+    read only the first time this process sees the FMU). Returns ``{index,
+    key, status, error, summaries, counters, traces, steps, wall_s}``."""
     started = time.perf_counter()
     result = {"index": run["index"], "key": run["key"], "status": "ok", "error": "", "summaries": {}, "counters": {},
               "traces": None, "steps": 0}

@@ -29,7 +29,6 @@ REPO_ROOT = PYTHON_ROOT.parents[1]
 sys.path.insert(0, str(PYTHON_ROOT))
 
 from sweep import worker  # noqa: E402
-from sweep.backends import run_dask, run_serial  # noqa: E402
 from sweep.design import StudyError, load_study  # noqa: E402
 from sweep.summaries import compute, crossing_time, freq_response_binary  # noqa: E402
 
