@@ -374,6 +374,11 @@ def load_study(path: Path) -> Study:
     if tolerance is not None:
         tolerance = _number(tolerance, "tolerance")
 
+    for section in ("fixed", "inputs", "factors", "design", "traces"):
+        if not isinstance(raw.get(section, {}), dict):
+            raise StudyError(f"{path.name}: [{section}] must be a table (a [{section}] section)")
+    if not isinstance(raw.get("keep", []), list):
+        raise StudyError(f"{path.name}: keep must be a list of [[keep]] tables")
     fixed = {}
     for name, value in raw.get("fixed", {}).items():
         where = f"[fixed] {name}"
@@ -391,7 +396,9 @@ def load_study(path: Path) -> Study:
     names = [k.name for k in keep]
     if len(set(names)) != len(names):
         raise StudyError("[[keep]]: two summaries have the same name; give each a name = \"...\"")
-    clash = set(names) & ({f.name for f in factors} | {"run", "status", "error", "wall_s"})
+    reserved = {"run", "status", "error", "steps", "wall_s", "solver_steps", "solver_rejected", "solver_rhs_evals",
+                "solver_jacobian_evals"}
+    clash = set(names) & ({f.name for f in factors} | reserved)
     if clash:
         raise StudyError(f"[[keep]]: name(s) {', '.join(sorted(clash))} already used for a column")
     traces_raw = raw.get("traces", {})
