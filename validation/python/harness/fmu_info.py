@@ -90,10 +90,25 @@ class FmuInfo:
         var = self.variables.get(name)
         if var is None or not var.unit:
             return DisplayScale("1")
-        conversion = self.display_units.get(var.unit, {}).get(var.display_unit)
-        if var.display_unit and conversion is not None:
+        conversion = self.unit_conversion(name, var.display_unit) if var.display_unit else None
+        if conversion is not None:
             return DisplayScale(var.display_unit, *conversion)
         return DisplayScale(var.unit)
+
+    def unit_conversion(self, name: str, unit: str) -> tuple[float, float] | None:
+        """``(factor, offset)`` with ``shown = factor * SI + offset`` for
+        ``unit``, the SI unit of variable ``name`` or one of that unit's
+        display units; None for any other unit."""
+        var = self.variables[name]
+        if unit == var.unit:
+            return (1.0, 0.0)
+        return self.display_units.get(var.unit, {}).get(unit)
+
+    def units_of(self, name: str) -> list[str]:
+        """The units a value of variable ``name`` may be given in: its SI
+        unit, then the display units of that unit."""
+        var = self.variables[name]
+        return [u for u in [var.unit, *self.display_units.get(var.unit, {})] if u]
 
     @property
     def major(self) -> int:

@@ -185,14 +185,12 @@ def unit_scale(info: FmuInfo, variable: str, unit: str, where: str) -> tuple[str
     """The SI unit of ``variable`` and the conversion ``shown = factor * SI +
     offset`` of ``unit`` (a display unit of it, or its SI unit)."""
     var = info.variables[variable]
-    if not unit or unit == var.unit:
-        return var.unit, (1.0, 0.0)
-    conversion = info.display_units.get(var.unit, {}).get(unit)
+    conversion = info.unit_conversion(variable, unit or var.unit)
     if conversion is None:
-        known = [var.unit] + list(info.display_units.get(var.unit, {}))
+        known = info.units_of(variable)
         raise StudyError(
             f"{where}: unit {unit!r} is not a unit of {variable} (SI {var.unit or 'none'}); "
-            f"the FMU knows {', '.join(repr(k) for k in known if k) or 'no unit for it'}"
+            f"the FMU knows {', '.join(repr(k) for k in known) or 'no unit for it'}"
         )
     return var.unit, conversion
 
