@@ -8,7 +8,8 @@
 # runs the Rust tests (unit, FMI calls, the in-Rust master on the fmi crate,
 # the C header check), the reliability suite (a hostile master on every FMU's
 # C API, with valgrind), the reference checks, the validation harness (every
-# FMU in every FMI master, report in target/validation/) and the Python
+# FMU in every FMI master, report in target/validation/; again with the
+# fixed-cost integrator in two masters, target/validation-fixed-cost/) and the Python
 # suites (FMPy, fmpy validate, fmutool -check, the harness's own tests, the
 # sweep tool on a 2-worker local Dask cluster and on a scheduler by address).
 #
@@ -131,6 +132,12 @@ run_stage test "reference checks" env PYTHONPATH=validation/python \
     "$venv/bin/python" -m harness references --check
 run_stage test "validation harness" env VALIDATION_SKIP_BUILD=1 \
     bash validation/python/harness/run-validation.sh
+# The same scenarios with the fixed-cost integrator (solver = 5, the
+# substeps of validation/scenarios/fixed_cost.json) in the in-Rust master
+# and FMPy, both FMI versions; report in target/validation-fixed-cost/.
+run_stage test "validation harness fixed-cost" env VALIDATION_SKIP_BUILD=1 \
+    bash validation/python/harness/run-validation.sh --solver-mode fixed \
+    --master fmi-rs --master fmpy --skip-checkers --no-plots --out target/validation-fixed-cost
 run_stage test "python tests" "$venv/bin/python" -m pytest -q \
     --junitxml="$logs/pytest.xml" validation/python/tests tests/python
 
@@ -145,7 +152,7 @@ if [ -f "$logs/rust-tests.log" ]; then
     # a test binary that did not compile reports no result line
     if grep -q '^error: could not compile' "$logs/rust-tests.log"; then add_counts 0 1; fi
 fi
-for name in reliability reference-checks validation-harness; do
+for name in reliability reference-checks validation-harness validation-harness-fixed-cost; do
     [ -f "$logs/$name.log" ] || continue
     # each prints "<what>: N passed, N failed" as its last count line
     line=$(sed -n 's/^\(reliability\|reference checks\|verdicts\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) rejected\)\{0,1\}.*/\2 \3 \5/p' \

@@ -9,6 +9,7 @@ use crate::model::{
     Known, Model, SolverParams, VR_SOLVER_BASE, VR_STATS_BASE, VR_TIME, ValueType, Values,
     WithInputs, check_model_table, full_description, solver_rows, statistic, type_matches,
 };
+use crate::solver::w_method::{Reuse, ReuseRecord};
 use crate::solver::{Carried, SolverSettings, Stats, advance};
 use crate::status::{FmiResult, Status};
 use crate::table::{Number, OutputRecord, Record, Role, Row, Table};
@@ -22,7 +23,7 @@ pub(crate) const SNAPSHOT_MAGIC: u64 = 0x534e_4150_5348_4f54; // "SNAPSHOT"
 /// First bytes of a serialized FMU state.
 const SERIAL_MAGIC: &[u8; 8] = b"FLUIDFMU";
 /// Format version of a serialized FMU state.
-const SERIAL_VERSION: u32 = 2;
+const SERIAL_VERSION: u32 = 3;
 
 /// Which FMI version created an instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,7 +142,7 @@ pub struct Snapshot<M: Model<NX>, const NX: usize> {
     start_time: f64,
     stop_time: Option<f64>,
     settings: SolverSettings,
-    carried: Carried,
+    carried: Carried<NX>,
     stats: Stats,
     last_successful_time: f64,
     model: M,
@@ -255,7 +256,7 @@ pub struct Instance<M: Model<NX>, const NX: usize> {
     start_time: f64,
     stop_time: Option<f64>,
     settings: SolverSettings,
-    carried: Carried,
+    carried: Carried<NX>,
     stats: Stats,
     last_successful_time: f64,
     /// The outputs at the present state and inputs when the last step
@@ -747,7 +748,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         }
         self.x = x;
         self.outputs = None;
-        self.carried = Carried::default();
+        self.carried = Carried::prepared();
         self.last_successful_time = self.time;
         self.phase = Phase::StepMode;
         self.event(&format!(
@@ -919,6 +920,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             // The inputs a master sets at every communication point change
             // no coefficient: update them in place (no rebuild, no
             // allocation).
+            // (The real-time methods keep their Jacobian: they keep their
+            // order with an outdated one.)
             for (i, &vr) in vrs.iter().enumerate() {
                 if let Some(slot) = self.value_slot(vr) {
                     self.values.raw_mut()[slot] = value(i);
@@ -952,6 +955,10 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                         );
                     }
                 };
+            }
+            if values != self.values {
+                // A Jacobian of other parameter values is no use.
+                self.carried.forget();
             }
             self.values = values;
             self.settings =
@@ -1073,7 +1080,10 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             );
         }
         let mut x = self.x;
-        let mut carried = self.carried;
+        // The integrator updates what it carries in place (the W methods'
+        // Jacobian and factors are too big to copy at every step); a
+        // failed step restores the step size and forgets the rest.
+        let h_before = self.carried.h;
         let system = WithInputs {
             model: &self.model,
             inputs: &self.inputs,
@@ -1083,7 +1093,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             &mut x,
             h,
             &self.settings,
-            &mut carried,
+            &mut self.carried,
             &mut self.stats,
         ) {
             Ok(()) => {
@@ -1094,6 +1104,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 let fault =
                     non_finite_state(&self.model, &x).or_else(|| non_finite_output::<M, NX>(&out));
                 if let Some(what) = fault {
+                    self.carried.h = h_before;
+                    self.carried.forget();
                     self.last_successful_time = self.time;
                     return self.fail(
                         Status::Discard,
@@ -1106,12 +1118,13 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 }
                 self.x = x;
                 self.outputs = Some(out);
-                self.carried = carried;
                 self.time = t + h;
                 self.last_successful_time = self.time;
                 Ok(())
             }
             Err(e) => {
+                self.carried.h = h_before;
+                self.carried.forget();
                 self.last_successful_time = self.time;
                 self.fail(
                     Status::Discard,
@@ -1134,7 +1147,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             start_time: self.start_time,
             stop_time: self.stop_time,
             settings: self.settings,
-            carried: self.carried,
+            carried: self.carried.clone(),
             stats: self.stats,
             last_successful_time: self.last_successful_time,
             model: self.model.clone(),
@@ -1202,7 +1215,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.start_time = snap.start_time;
         self.stop_time = snap.stop_time;
         self.settings = snap.settings;
-        self.carried = snap.carried;
+        self.carried = snap.carried.clone();
         self.stats = snap.stats;
         self.last_successful_time = snap.last_successful_time;
         self.model = snap.model.clone();
@@ -1225,6 +1238,20 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         put(snap.stop_time.unwrap_or(f64::NAN));
         put(snap.carried.h);
         put(snap.last_successful_time);
+        // What the real-time methods reuse, in a block of fixed size (zeros
+        // when there is nothing): a flag, the Jacobian's age, the step size
+        // and coefficient of the LU factors, the Jacobian by columns. The
+        // factors follow from these.
+        let record = snap.carried.reuse.as_ref().map(|r| r.record());
+        let record = record.as_ref();
+        let jac = record.and_then(|r| r.jac.as_ref());
+        put(if jac.is_some() { 1.0 } else { 0.0 });
+        put(record.map_or(0.0, |r| f64::from(r.jac_age)));
+        put(record.map_or(0.0, |r| r.lu_h));
+        put(record.map_or(0.0, |r| r.lu_gamma));
+        for i in 0..NX * NX {
+            put(jac.map_or(0.0, |j| j.as_slice()[i]));
+        }
         for s in [
             snap.stats.rhs_evals,
             snap.stats.jacobian_evals,
@@ -1241,8 +1268,11 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
 
     /// Size in bytes of a serialized snapshot.
     pub fn serialized_size(&self, snap: &Snapshot<M, NX>) -> usize {
-        Self::HEADER + 8 * (snap.values.len() + NX + 5) + 8 * 5 + 8
+        Self::HEADER + 8 * (snap.values.len() + NX + 5) + Self::REUSE_BYTES + 8 * 5 + 8
     }
+
+    /// Bytes of the serialized reuse block of the real-time methods.
+    const REUSE_BYTES: usize = 8 * (4 + NX * NX);
 
     const HEADER: usize = 8 + 4 + 8 + 4 + 4;
 
@@ -1283,7 +1313,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             return reject("state or variable count differs from this model");
         }
         let n_values = self.values.len();
-        let expected = header + 8 * (n_values + NX + 5) + 8 * 5 + 8;
+        let expected = header + 8 * (n_values + NX + 5) + Self::REUSE_BYTES + 8 * 5 + 8;
         if bytes.len() != expected {
             return reject(&format!("{} bytes, expected {expected}", bytes.len()));
         }
@@ -1301,6 +1331,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         let stop = next();
         let h = next();
         let last_successful_time = next();
+        let (has_jac, jac_age, lu_h, lu_gamma) = (next(), next(), next(), next());
+        let jac = nalgebra::SMatrix::<f64, NX, NX>::from_iterator((0..NX * NX).map(|_| next()));
         let mut stats_o = o;
         let mut next_u64 = || {
             let v = u64_at(stats_o);
@@ -1346,6 +1378,29 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         if !x.iter().all(|v| v.is_finite()) {
             return reject("non-finite numbers in the state vector");
         }
+        let age_ok = jac_age >= 0.0 && jac_age <= f64::from(u32::MAX) && jac_age.fract() == 0.0;
+        let reuse = match has_jac {
+            0.0 | 1.0 if age_ok => {
+                let has_jac = has_jac == 1.0;
+                let record = ReuseRecord {
+                    jac: has_jac.then_some(jac),
+                    jac_age: jac_age as u32,
+                    lu_h,
+                    lu_gamma,
+                };
+                let unused = jac.iter().all(|v| *v == 0.0);
+                match Reuse::from_record(&record) {
+                    Some(r) if has_jac || unused => Some(Box::new(r)),
+                    _ => {
+                        return reject(
+                            "its reused Jacobian or LU step size is not finite, negative or \
+                             inconsistent",
+                        );
+                    }
+                }
+            }
+            _ => return reject("its Jacobian flag or age is malformed"),
+        };
         if let Err(why) = self.check_structure(&values) {
             return reject(&why);
         }
@@ -1365,7 +1420,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             start_time,
             stop_time: if stop.is_nan() { None } else { Some(stop) },
             settings,
-            carried: Carried { h },
+            carried: Carried { h, reuse },
             stats,
             last_successful_time,
             model,

@@ -21,8 +21,8 @@ use nalgebra::{SMatrix, SVector};
 /// Value reference of the independent variable `time`, added by fmu-core.
 pub const VR_TIME: u32 = 0;
 /// First value reference of the solver parameters fmu-core adds to every
-/// model (`solver`, `rtol`, `atol`, `max_substeps`, `explicit_step`, in
-/// this order).
+/// model (`solver`, `rtol`, `atol`, `max_substeps`, `explicit_step`,
+/// `fixed_substeps`, in this order).
 pub const VR_SOLVER_BASE: u32 = 100_000;
 /// First value reference of the read-only solver statistics
 /// (`solver_rhs_evals`, `solver_jacobian_evals`, `solver_steps`,
@@ -35,8 +35,12 @@ crate::parameters! {
     pub struct SolverParams {
         /// Integration method inside doStep: 1 = Rodas3 (adaptive,
         /// L-stable implicit, default), 2 = explicit Euler at
-        /// explicit_step, 3 = RK4 at explicit_step
-        solver: int tunable = 1, min 1, max 3;
+        /// explicit_step, 3 = RK4 at explicit_step, 4 = Rosenbrock-W
+        /// (adaptive, Jacobian and LU reused: the fastest adaptive one),
+        /// 5 = fixed cost (fixed_substeps linearly implicit substeps per
+        /// doStep, no error control: the same work every step, for
+        /// real-time rigs)
+        solver: int tunable = 1, min 1, max 5;
         /// Relative tolerance of the adaptive integrator
         rtol: real tunable ["1"] = 1e-6, min 1e-14, max 0.1;
         /// Absolute tolerance of the adaptive integrator, relative to each
@@ -47,6 +51,9 @@ crate::parameters! {
         max_substeps: int tunable = 100_000, min 1, max i32::MAX;
         /// Fixed step of the explicit baselines (solver = 2 or 3)
         explicit_step: real tunable ["s" => "ms"] = 1e-4, min 1e-12, max 1.0;
+        /// Substeps per communication step of the fixed-cost solver
+        /// (solver = 5), each of communicationStepSize / fixed_substeps
+        fixed_substeps: int tunable = 1, min 1, max 100_000;
     }
 }
 
@@ -60,6 +67,7 @@ impl SolverParams {
             atol: self.atol,
             max_substeps: self.max_substeps.max(1) as u32,
             explicit_step: self.explicit_step,
+            fixed_substeps: self.fixed_substeps.max(1) as u32,
         }
     }
 }

@@ -5,6 +5,16 @@
 //!   "Benchmarking stiff ODE solvers for atmospheric chemistry II"), with
 //!   adaptive substeps, the model's analytic Jacobian and fixed-size
 //!   `nalgebra` matrices (no heap allocation).
+//! * [`Method::RosenbrockW`]: the 4-stage Rosenbrock-W method ROS34PW2 of
+//!   order 3(2) with adaptive substeps, which keeps its order with an
+//!   outdated Jacobian: the Jacobian and the LU factors of the iteration
+//!   matrix are kept across substeps and communication steps and renewed
+//!   only when a substep is rejected, the step size changes or they grow
+//!   old (see [`w_method`]).
+//! * [`Method::FixedCost`]: Rodas3 at `fixed_substeps` equal substeps per
+//!   communication step, one Jacobian and one LU per `doStep`, no error
+//!   control and never a rejection: every `doStep` costs the same known
+//!   number of operations, for real-time rigs.
 //! * [`Method::ExplicitEuler`] and [`Method::Rk4`]: fixed-step explicit
 //!   baselines, how the source papers integrated.
 //!
@@ -13,6 +23,9 @@
 
 use crate::linalg::{Rows, factor_in_place, solve_in_place};
 use nalgebra::{SMatrix, SVector};
+
+pub mod w_method;
+pub use w_method::Reuse;
 
 /// A system of ordinary differential equations `dx/dt = f(x)` with its
 /// Jacobian, as the integrators see a model.
@@ -94,6 +107,11 @@ pub enum Method {
     ExplicitEuler,
     /// Classical 4th-order Runge-Kutta at the fixed step `explicit_step`.
     Rk4,
+    /// Adaptive Rosenbrock-W (ROS34PW2) with the Jacobian and the LU reused.
+    RosenbrockW,
+    /// `fixed_substeps` Rodas3 substeps per communication step, one
+    /// Jacobian and one LU per step, no error control.
+    FixedCost,
 }
 
 impl Method {
@@ -103,6 +121,8 @@ impl Method {
             Method::Rodas3 => 1,
             Method::ExplicitEuler => 2,
             Method::Rk4 => 3,
+            Method::RosenbrockW => 4,
+            Method::FixedCost => 5,
         }
     }
 
@@ -112,6 +132,8 @@ impl Method {
             1 => Some(Method::Rodas3),
             2 => Some(Method::ExplicitEuler),
             3 => Some(Method::Rk4),
+            4 => Some(Method::RosenbrockW),
+            5 => Some(Method::FixedCost),
             _ => None,
         }
     }
@@ -122,6 +144,8 @@ impl Method {
             Method::Rodas3 => "Rodas3 (adaptive, implicit)",
             Method::ExplicitEuler => "explicit Euler (fixed step)",
             Method::Rk4 => "RK4 (fixed step)",
+            Method::RosenbrockW => "ROS34PW2 (adaptive Rosenbrock-W, Jacobian and LU reused)",
+            Method::FixedCost => "fixed-cost Rodas3 (fixed substeps, no error control)",
         }
     }
 }
@@ -139,6 +163,8 @@ pub struct SolverSettings {
     pub max_substeps: u32,
     /// Fixed step of the explicit methods (s).
     pub explicit_step: f64,
+    /// Substeps per communication step of [`Method::FixedCost`].
+    pub fixed_substeps: u32,
 }
 
 impl Default for SolverSettings {
@@ -149,15 +175,44 @@ impl Default for SolverSettings {
             atol: 1e-6,
             max_substeps: 100_000,
             explicit_step: 1e-4,
+            fixed_substeps: 1,
         }
     }
 }
 
 /// What the integrator carries from one communication step to the next.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Carried {
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Carried<const N: usize> {
     /// Proposed size of the next substep (s); 0 means "estimate one".
     pub h: f64,
+    /// The Jacobian and LU factors the real-time methods reuse
+    /// ([`w_method`]); allocated at their first step (once per instance),
+    /// `None` until then.
+    pub reuse: Option<Box<Reuse<N>>>,
+}
+
+impl<const N: usize> Carried<N> {
+    /// A carried step size and nothing to reuse.
+    pub fn with_step(h: f64) -> Self {
+        Carried { h, reuse: None }
+    }
+
+    /// Nothing carried yet, with the real-time methods' reuse block
+    /// allocated now (at initialization), so that no `doStep` allocates.
+    pub fn prepared() -> Self {
+        Carried {
+            h: 0.0,
+            reuse: Some(Box::default()),
+        }
+    }
+
+    /// Forgets what the real-time methods reuse (after a failed step or a
+    /// change of parameters); the step size stays.
+    pub fn forget(&mut self) {
+        if let Some(r) = self.reuse.as_deref_mut() {
+            r.forget();
+        }
+    }
 }
 
 /// Work counters of the integrator.
@@ -193,8 +248,13 @@ pub enum SolverError {
         /// The limit in force.
         limit: u32,
     },
-    /// The state became NaN or infinite (explicit methods).
+    /// The state became NaN or infinite (explicit and fixed-cost methods).
     NotFinite {
+        /// Time reached.
+        t: f64,
+    },
+    /// The iteration matrix of the fixed-cost method is singular.
+    SingularMatrix {
         /// Time reached.
         t: f64,
     },
@@ -218,6 +278,11 @@ impl std::fmt::Display for SolverError {
                 "the state became NaN or infinite at {t:e} s into the communication step \
                  (an explicit method beyond its stability limit?)"
             ),
+            SolverError::SingularMatrix { t } => write!(
+                f,
+                "the iteration matrix I - h d J is singular at {t:e} s into the communication \
+                 step (shorten the step or take an adaptive solver)"
+            ),
         }
     }
 }
@@ -231,12 +296,14 @@ pub fn advance<S: OdeSystem<N>, const N: usize>(
     x: &mut SVector<f64, N>,
     duration: f64,
     settings: &SolverSettings,
-    carried: &mut Carried,
+    carried: &mut Carried<N>,
     stats: &mut Stats,
 ) -> Result<(), SolverError> {
     match settings.method {
         Method::Rodas3 => rodas3_adaptive(sys, x, duration, settings, carried, stats),
         Method::ExplicitEuler | Method::Rk4 => explicit_fixed(sys, x, duration, settings, stats),
+        Method::RosenbrockW => w_method::adaptive(sys, x, duration, settings, carried, stats),
+        Method::FixedCost => w_method::fixed_cost(sys, x, duration, settings, carried, stats),
     }
 }
 
@@ -307,7 +374,7 @@ const E: [f64; 4] = [0.0, 0.0, 0.0, 1.0];
 /// stage 2 reuses it (its A row is zero).
 const NEW_F: [bool; 4] = [false, false, true, true];
 /// Order of the embedded error estimate plus one, for the step controller.
-const ERROR_ORDER: f64 = 3.0;
+pub(crate) const ERROR_ORDER: f64 = 3.0;
 
 /// `f(x)` and the Jacobian at the start of a substep; kept across a
 /// rejected substep (same `x`, smaller `h`).
@@ -325,20 +392,32 @@ impl<const N: usize> StepStart<N> {
     }
 
     fn evaluate<S: OdeSystem<N>>(&mut self, sys: &S, x: &SVector<f64, N>, stats: &mut Stats) {
-        // Zeros in the active block (the rest is never read): models write
-        // only their non-zero entries.
-        let active = sys.active_states().min(N);
-        for column in self.jac.as_mut_slice().chunks_exact_mut(N).take(active) {
-            column[..active].fill(0.0);
-        }
-        let (f, analytic) = sys.rhs_and_jacobian_into(x, &mut self.jac);
-        self.f = f;
-        stats.rhs_evals += 1;
-        stats.jacobian_evals += 1;
-        if !analytic {
-            stats.rhs_evals += finite_difference_jacobian(sys, x, &self.f, &mut self.jac);
-        }
+        self.f = rates_and_jacobian(sys, x, &mut self.jac, stats);
     }
+}
+
+/// `f(x)`, returned, and the Jacobian at `x`, written into `jac`: the
+/// model's analytic one, or forward differences when it has none. Counts
+/// the evaluations.
+pub(crate) fn rates_and_jacobian<S: OdeSystem<N>, const N: usize>(
+    sys: &S,
+    x: &SVector<f64, N>,
+    jac: &mut SMatrix<f64, N, N>,
+    stats: &mut Stats,
+) -> SVector<f64, N> {
+    // Zeros in the active block (the rest is never read): models write
+    // only their non-zero entries.
+    let active = sys.active_states().min(N);
+    for column in jac.as_mut_slice().chunks_exact_mut(N).take(active) {
+        column[..active].fill(0.0);
+    }
+    let (f, analytic) = sys.rhs_and_jacobian_into(x, jac);
+    stats.rhs_evals += 1;
+    stats.jacobian_evals += 1;
+    if !analytic {
+        stats.rhs_evals += finite_difference_jacobian(sys, x, &f, jac);
+    }
+    f
 }
 
 /// One Rodas3 step of size `h` from `x`, with `f(x)` and the Jacobian in
@@ -432,7 +511,7 @@ pub fn rodas3_fixed<S: OdeSystem<N>, const N: usize>(
 
 /// Weighted RMS norm of an error vector, with the scale
 /// `atol * nominal + rtol * max(|x|, |x_new|)` per component.
-fn error_norm<const N: usize>(
+pub(crate) fn error_norm<const N: usize>(
     err: &SVector<f64, N>,
     x: &SVector<f64, N>,
     x_new: &SVector<f64, N>,
@@ -452,7 +531,7 @@ fn error_norm<const N: usize>(
 }
 
 /// A first substep guess from the size of the state and its derivative.
-fn initial_step<S: OdeSystem<N>, const N: usize>(
+pub(crate) fn initial_step<S: OdeSystem<N>, const N: usize>(
     sys: &S,
     x: &SVector<f64, N>,
     duration: f64,
@@ -483,7 +562,7 @@ fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
     x: &mut SVector<f64, N>,
     duration: f64,
     settings: &SolverSettings,
-    carried: &mut Carried,
+    carried: &mut Carried<N>,
     stats: &mut Stats,
 ) -> Result<(), SolverError> {
     let nominal = sys.nominal();
@@ -808,7 +887,7 @@ mod tests {
             ..Default::default()
         };
         // A first substep far too long for the tolerance: rejections follow.
-        let mut carried = Carried { h: 1.0 };
+        let mut carried = Carried::with_step(1.0);
         let mut stats = Stats::default();
         advance(&sys, &mut x, 2.0, &settings, &mut carried, &mut stats).unwrap();
         assert!(stats.rejected > 0, "no rejection to test");

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harness import REPO_ROOT
 from harness.masters import apply_overrides, default_masters
-from harness.scenario import discover
+from harness.scenario import ScenarioError, discover
 
 DEFAULT_SCENARIOS = REPO_ROOT / "validation" / "scenarios"
 DEFAULT_DIST = REPO_ROOT / "dist"
@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: %(default)s, the cores)")
     run.add_argument("--timeout", type=float, default=900.0, help="seconds before a run counts as failed (default: %(default)s)")
     run.add_argument("--no-plots", action="store_true", help="report without PNG plots")
+    run.add_argument("--solver-mode", choices=("adaptive", "fixed"), default="adaptive",
+                     help="adaptive: the FMUs' default integrator; fixed: the fixed-cost integrator (solver = 5) "
+                          "with the substeps per step of <scenarios>/fixed_cost.json (default: %(default)s)")
     run.add_argument("--skip-checkers", action="store_true", help="do not run fmpy validate and fmutool -check "
                      "(they check every FMU in --dist, or only the --model ones)")
 
@@ -88,9 +91,17 @@ def command_run(args) -> int:
         masters = [m for m in masters if m.name in args.master]
     masters = [m for m in masters if m.name not in args.skip_master]
     versions = sorted(set(args.fmi_version)) or [2, 3]
+    fixed_cost = None
+    if args.solver_mode == "fixed":
+        from harness.run import load_fixed_cost_table
+        try:
+            fixed_cost = load_fixed_cost_table(args.scenarios)
+        except ScenarioError as err:
+            print(err)
+            return 2
     summary = run_all(scenarios, masters, versions, args.dist.resolve(), args.out.resolve(),
                       args.jobs, args.timeout, problems, checkers=not args.skip_checkers,
-                      every_fmu=not args.model)
+                      every_fmu=not args.model, fixed_cost=fixed_cost)
     report = build_report(args.out.resolve(), plots=not args.no_plots)
     counts = summary["counts"]
     print(f"report: {report}")

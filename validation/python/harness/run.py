@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from harness.checkers import CHECKERS, Checker
 from harness.evaluate import reference_acceptance, run_verdict
 from harness.masters import Master
 from harness.records import FAILED, FAILING, PASSED, VERDICTS, write_record
-from harness.scenario import Scenario
+from harness.scenario import Scenario, ScenarioError
 
 RESULT_FILE = "result.csv"
 RUNNER_LOG = "runner.log"
@@ -51,6 +51,7 @@ class RunTask:
     step: float
     fmu: Path
     folder: Path
+    settings: dict = field(default_factory=dict)  # --set NAME=VALUE for the runner
 
     @property
     def label(self) -> str:
@@ -96,14 +97,48 @@ def fmu_path(dist: Path, model: str, fmi: int) -> Path:
     return dist / f"fmi{fmi}" / f"{model}.fmu"
 
 
-def plan_runs(scenarios: list[Scenario], masters: list[Master], versions: list[int], dist: Path, out: Path) -> list[RunTask]:
+FIXED_COST_FILE = "fixed_cost.json"
+
+
+def load_fixed_cost_table(scenarios_root: Path) -> dict:
+    """The fixed-cost mode's substeps per communication step, by scenario key
+    and step folder name (``validation/scenarios/fixed_cost.json``:
+    ``{"substeps": {"ValveCylinder/random": {"0.001": 3, ...}}}``); raises
+    ``ScenarioError`` when the file is missing or malformed."""
+    path = Path(scenarios_root) / FIXED_COST_FILE
+    try:
+        table = json.loads(path.read_text())["substeps"]
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as err:
+        raise ScenarioError(f"{path}: unusable for the fixed-cost mode ({err})") from None
+    if not isinstance(table, dict):
+        raise ScenarioError(f"{path}: 'substeps' must map scenario keys to {{step: count}}")
+    return table
+
+
+def mode_settings(scenario: Scenario, step: float, fixed_cost: dict | None) -> dict:
+    """The solver parameters a run sets: none for the FMU's default
+    integrator (``fixed_cost`` None); else the fixed-cost integrator
+    (solver = 5) with the substeps per communication step the table names for
+    this scenario and step. Raises ``ScenarioError`` when it names none."""
+    if fixed_cost is None:
+        return {}
+    substeps = fixed_cost.get(scenario.key, {}).get(step_label(step))
+    if not isinstance(substeps, int) or isinstance(substeps, bool) or substeps < 1:
+        raise ScenarioError(f"{scenario.key}: {FIXED_COST_FILE} names no substep count >= 1 for step "
+                            f"{step_label(step)} (the fixed-cost mode needs one per scenario and step)")
+    return {"solver": 5, "fixed_substeps": substeps}
+
+
+def plan_runs(scenarios: list[Scenario], masters: list[Master], versions: list[int], dist: Path, out: Path,
+              fixed_cost: dict | None = None) -> list[RunTask]:
     tasks = []
     for scenario in scenarios:
         for fmi in versions:
             for master in masters:
                 for step in scenario.step_sizes:
                     folder = out / "results" / scenario.model / scenario.name / f"fmi{fmi}" / master.name / step_label(step)
-                    tasks.append(RunTask(scenario, fmi, master, step, fmu_path(dist, scenario.model, fmi), folder))
+                    tasks.append(RunTask(scenario, fmi, master, step, fmu_path(dist, scenario.model, fmi), folder,
+                                         mode_settings(scenario, step, fixed_cost)))
     return tasks
 
 
@@ -131,6 +166,8 @@ def execute_run(task: RunTask, timeout: float) -> dict:
         "--fmu", str(task.fmu), "--scenario", str(task.scenario.folder), "--step", repr(task.step),
         "--out", str(result), "--fmi-version", str(task.fmi),
     ]
+    for name, value in task.settings.items():
+        command += ["--set", f"{name}={value}"]
     record = {
         "kind": "run", "model": task.scenario.model, "scenario": task.scenario.name,
         "scenario_dir": str(task.scenario.folder), "fmi": task.fmi, "master": task.master.name,
@@ -225,17 +262,30 @@ def progress(done: int, total: int, record: dict, label: str) -> None:
 
 
 def run_all(scenarios: list[Scenario], masters: list[Master], versions: list[int], dist: Path, out: Path,
-            jobs: int, timeout: float, problems: list[str], checkers: bool = True, every_fmu: bool = True) -> dict:
-    """Run everything; return the summary written to ``run.json``."""
+            jobs: int, timeout: float, problems: list[str], checkers: bool = True, every_fmu: bool = True,
+            fixed_cost: dict | None = None) -> dict:
+    """Run everything; ``fixed_cost`` (see :func:`load_fixed_cost_table`)
+    runs the fixed-cost integrator instead of the default one. Return the
+    summary written to ``run.json``."""
+    mode = "adaptive" if fixed_cost is None else "fixed"
     started_wall = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     clear_outputs(out)
     out.mkdir(parents=True, exist_ok=True)
-    runs = plan_runs(scenarios, masters, versions, dist, out)
+    runnable = []
+    for scenario in scenarios:
+        try:
+            for step in scenario.step_sizes:
+                mode_settings(scenario, step, fixed_cost)
+            runnable.append(scenario)
+        except ScenarioError as err:
+            problems = problems + [str(err)]
+    scenarios = runnable
+    runs = plan_runs(scenarios, masters, versions, dist, out, fixed_cost)
     models = sorted({s.model for s in scenarios})
     checks = plan_checks(models, versions, dist, out, every_fmu) if checkers else []
     total = len(runs) + len(checks)
-    print(f"validation: {len(scenarios)} scenario(s) of {len(models)} model(s), FMI {versions}, masters "
+    print(f"validation ({mode} solver): {len(scenarios)} scenario(s) of {len(models)} model(s), FMI {versions}, masters "
           f"{[m.name for m in masters]}: {len(runs)} runs + {len(checks)} checker calls, {jobs} at a time", flush=True)
     for problem in problems:
         print(f"scenario problem: {problem}", flush=True)
@@ -270,6 +320,7 @@ def run_all(scenarios: list[Scenario], masters: list[Master], versions: list[int
         "scenarios": [s.key for s in scenarios],
         "scenario_problems": problems,
         "jobs": jobs,
+        "solver_mode": mode,
         "counts": counts,
         "failing": failing,
     }

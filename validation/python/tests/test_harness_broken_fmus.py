@@ -206,3 +206,40 @@ def test_a_missing_runner_binary_fails_unless_skipped(tmp_path):
     assert completed.returncode == 1
     record = runs(out)[(2, "fmi-rs")]
     assert record["verdict"] == "failed" and "not built" in record["reasons"][0]
+
+
+def fixed_cost_table(scenarios: Path, substeps: dict) -> None:
+    (scenarios / "fixed_cost.json").write_text(json.dumps({"substeps": {f"{MODEL}/startup": substeps}}))
+
+
+def test_fixed_cost_mode_runs_the_fixed_cost_integrator_with_the_tables_substeps(tmp_path):
+    dist = tmp_path / "dist"
+    (dist / "fmi3").mkdir(parents=True)
+    shutil.copy(FMU3, dist / "fmi3" / FMU3.name)
+    scenarios = short_scenario(tmp_path / "scenarios")
+    common = ["--scenarios", str(scenarios), "--dist", str(dist), "--master", "fmpy", "--fmi-version", "3",
+              "--skip-checkers", "--no-plots"]
+    # Enough substeps: every run passes, and each runner was told so.
+    fixed_cost_table(scenarios, {"0.001": 2, "0.01": 10})
+    out = tmp_path / "enough"
+    completed = run_harness(*common, "--out", str(out), "--solver-mode", "fixed")
+    assert completed.returncode == 0
+    assert "validation (fixed solver)" in completed.stdout
+    records = load_records(out / "results")
+    assert {r["step"]: r["verdict"] for r in records} == {0.001: "passed", 0.01: "passed"}
+    for r in records:
+        n = 2 if r["step"] == 0.001 else 10
+        assert r["command"][-4:] == ["--set", "solver=5", "--set", f"fixed_substeps={n}"]
+    assert json.loads((out / "run.json").read_text())["solver_mode"] == "fixed"
+    # One substep of 10 ms is too coarse for the startup transient: the
+    # setting reaches the FMU, and the verdict shows it.
+    fixed_cost_table(scenarios, {"0.001": 2, "0.01": 1})
+    out = tmp_path / "coarse"
+    completed = run_harness(*common, "--out", str(out), "--solver-mode", "fixed")
+    assert completed.returncode == 1
+    assert {r["step"]: r["verdict"] for r in load_records(out / "results")} == {0.001: "passed", 0.01: "failed"}
+    # A scenario the table does not name is a problem, not a silent default.
+    fixed_cost_table(scenarios, {"0.001": 2})
+    completed = run_harness(*common, "--out", str(tmp_path / "missing"), "--solver-mode", "fixed")
+    assert completed.returncode == 1
+    assert "names no substep count >= 1 for step 0.01" in completed.stdout

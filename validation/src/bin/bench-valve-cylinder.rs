@@ -1,10 +1,13 @@
 //! Benchmark of the ValveCylinder FMU, measured side by side in one run
 //! through the packaged FMU's FMI 3 functions: our integrator at a 1 ms
 //! communication step (stiff small volume, and the quasi-static
-//! small-volume option), explicit RK4 at 1e-5 s (the paper's reference
-//! step) and explicit Euler at the steps the model description names, on
-//! the same equations; wall time, real-time factor, right-hand-side
-//! evaluations, doStep latency and the error against the SciPy reference.
+//! small-volume option), the real-time integrators (ROS34PW2 reusing its
+//! Jacobian and LU, the fixed-cost Rodas3 at 1 and 3 substeps per step),
+//! explicit RK4 at 1e-5 s (the paper's reference step) and explicit Euler
+//! at the steps the model description names, on the same equations; wall
+//! time, real-time factor, right-hand-side evaluations, doStep latency and
+//! the error against the SciPy reference. `bench-realtime` has the
+//! real-time rows of every circuit, with pinned latencies.
 //!
 //! The status column says whether a row's figures describe a valid solution
 //! (`validation::bench`): non-finite values, a rod outside its stroke (1 cm
@@ -112,6 +115,11 @@ fn run(
     inst.set("U", input.at(0, 0.0))?;
     inst.initialize(stop)?;
     inst.set("explicit_step", c.explicit_step)?;
+    // The fixed-cost rows take their substeps from explicit_step.
+    inst.set_int(
+        "fixed_substeps",
+        (c.comm_step / c.explicit_step).round().max(1.0) as i32,
+    )?;
     inst.set("rtol", c.rtol)?;
     let vrs: Vec<u32> = SIGNALS.iter().map(|s| fmu.vr(s)).collect::<Result<_>>()?;
     // Compare at the reference grid points that are communication points.
@@ -152,6 +160,17 @@ fn main() -> Result<()> {
         comm_step: 1e-3,
         rtol: 1e-6,
     };
+    // The real-time integrators (solver = 4: ROS34PW2 reusing its Jacobian
+    // and LU; 5: fixed cost, its substep given as explicit_step, from
+    // which `run` sets fixed_substeps).
+    let realtime = |label, solver, rtol, substeps: u32| Config {
+        label,
+        solver,
+        explicit_step: 1e-3 / f64::from(substeps),
+        quasi_static: false,
+        comm_step: 1e-3,
+        rtol,
+    };
     let mut configs = vec![
         rodas("Rodas3, 1 ms", false, 1e-3, 1e-6),
         rodas("Rodas3 rtol 1e-4", false, 1e-3, 1e-4),
@@ -159,6 +178,10 @@ fn main() -> Result<()> {
         rodas("Rodas3 QS pv, 1 ms", true, 1e-3, 1e-6),
         rodas("Rodas3, 10 ms", false, 1e-2, 1e-6),
         rodas("Rodas3 1e-4, 10 ms", false, 1e-2, 1e-4),
+        realtime("ROS34PW2 reuse", 4, 1e-6, 1),
+        realtime("ROS34PW2 reuse 1e-3", 4, 1e-3, 1),
+        realtime("fixed-cost x1", 5, 1e-6, 1),
+        realtime("fixed-cost x3", 5, 1e-6, 3),
         explicit("Euler 1e-3 s", 2, 1e-3, false),
         explicit("Euler 5e-4 s", 2, 5e-4, false),
         explicit("Euler 1e-4 s", 2, 1e-4, false),

@@ -56,6 +56,23 @@ struct Args {
     /// The FMI major version the FMU is expected to have.
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=3))]
     fmi_version: Option<u32>,
+    /// A parameter to set besides (or instead of) the scenario's, as
+    /// NAME=VALUE, e.g. solver=5 (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_setting)]
+    set: Vec<(String, f64)>,
+}
+
+/// `NAME=VALUE` with a number.
+fn parse_setting(pair: &str) -> Result<(String, f64), String> {
+    let (name, value) = pair
+        .split_once('=')
+        .filter(|(n, _)| !n.trim().is_empty())
+        .ok_or_else(|| format!("`{pair}`: give NAME=VALUE"))?;
+    let value: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{pair}`: the value is not a number"))?;
+    Ok((name.trim().to_string(), value))
 }
 
 /// How a run ended, other than with a written result.
@@ -198,7 +215,7 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let parameters = scenario
+    let mut parameters = scenario
         .parameters
         .iter()
         .map(|(name, json)| {
@@ -208,6 +225,15 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
             Ok((name.clone(), Value::from_json(variable, json)?))
         })
         .collect::<Result<Vec<_>>>()?;
+    // --set values replace the scenario's of the same name.
+    for (name, value) in &args.set {
+        let variable = fmu
+            .variable(name)
+            .with_context(|| format!("--set {name}: not a variable of the FMU"))?;
+        let value = Value::from_f64(variable, *value)?;
+        parameters.retain(|(n, _)| n != name);
+        parameters.push((name.clone(), value));
+    }
     let signals = scenario
         .signal_names()
         .map(|name| {

@@ -88,7 +88,24 @@ def parse_args(argv, master: str) -> argparse.Namespace:
     parser.add_argument("--step", type=float, required=True, help="communication step size H, s")
     parser.add_argument("--out", type=Path, required=True, help="result CSV to write")
     parser.add_argument("--fmi-version", type=int, choices=(2, 3), help="FMI major version the FMU is expected to have")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="set a parameter besides (or instead of) the scenario's, e.g. solver=5 (repeatable)")
     return parser.parse_args(argv)
+
+
+def parse_settings(pairs: list[str]) -> dict:
+    """``NAME=VALUE`` strings as a dict of numbers; raises ``RunFailed`` on a
+    malformed one."""
+    settings = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        try:
+            if not sep or not name.strip():
+                raise ValueError
+            settings[name.strip()] = float(value)
+        except ValueError:
+            raise RunFailed(f"--set {pair!r}: give NAME=VALUE with a number") from None
+    return settings
 
 
 def prepare(args: argparse.Namespace) -> Job:
@@ -120,6 +137,10 @@ def prepare(args: argparse.Namespace) -> Job:
     for name, value in scenario.parameters.items():
         if name not in info.variables:
             raise RunFailed(f"parameter {name!r} of scenario.json is not a variable of the FMU")
+        parameters[name] = info.variables[name].coerce(value)
+    for name, value in parse_settings(getattr(args, "set", None) or []).items():
+        if name not in info.variables:
+            raise RunFailed(f"--set {name}: not a variable of the FMU")
         parameters[name] = info.variables[name].coerce(value)
     outputs = list(scenario.signals)
     missing = [name for name in outputs if name not in info.variables]

@@ -1,0 +1,449 @@
+//! Real-time figures of every circuit, measured side by side in one run
+//! through the packaged FMUs' FMI 3 functions: each circuit's harness
+//! scenario at its communication step `h`, with
+//!
+//! - the default adaptive integrator (Rodas3, solver = 1),
+//! - the adaptive Rosenbrock-W integrator that reuses its Jacobian and LU
+//!   factors (ROS34PW2, solver = 4), at the default tolerance and at 1e-3,
+//! - the fixed-cost integrator (solver = 5) at one substep per `doStep`
+//!   (substep `h`) and at ten (substep `h/10`),
+//! - explicit RK4 at `h/10` (solver = 3),
+//!
+//! with wall time, real-time factor, substeps, rejections, Jacobians, the
+//! `doStep` latencies (median, p99.9, p99.99, worst) and the errors against
+//! the scenario's reference, judged by the scenario's bounds (the
+//! harness's relative RMS and maximum absolute error per signal).
+//!
+//! How the latencies are taken: the process pins itself to one core (the
+//! last; `--no-pin` leaves it free), every configuration runs `--repeat`
+//! rounds (round after round, so that a slow spell of the machine does not
+//! hit one configuration only), and the table shows the fastest round's
+//! wall time and latencies. On a shared machine a worst case measured once
+//! includes the machine's interruptions (timer ticks, other guests); the
+//! column `intrinsic` is the worst over the steps of each step's *fastest*
+//! time in all rounds, the cost of the step's own work, which an
+//! interruption would have to hit in every round to inflate.
+//!
+//! With `--substeps` it also finds, per circuit, the fewest fixed-cost
+//! substeps per `doStep` whose run meets the scenario's bounds (doubling,
+//! then bisection), the figure the scenarios' `fixed_cost_substeps`
+//! entries for the harness come from.
+//!
+//! Run: `cargo run --release -p validation --bin bench-realtime`
+
+use anyhow::{Context, Result, anyhow, ensure};
+use clap::Parser;
+use std::path::PathBuf;
+use std::time::Instant;
+use validation::bench::{SolverCounts, common_grid, fewest_passing};
+use validation::cosim::in_repo;
+use validation::fmu3::Fmu3;
+use validation::{Scenario, Trace, max_abs_error, percentile, relative_rms_percent};
+
+/// The circuits and scenarios measured by default.
+const CIRCUITS: [&str; 8] = [
+    "OrificeChain/startup",
+    "ValveCylinder/random",
+    "HoseG/step_n1",
+    "HoseH/step_n7",
+    "HoseY/impulse_n1",
+    "HoseZ/impulse_n1",
+    "FourBar/sine_real2",
+    "LiftActuator/lift_100kg",
+];
+
+/// Real-time figures of every circuit: adaptive and fixed-cost integrators
+/// beside RK4, through fmi3DoStep.
+#[derive(Parser)]
+#[command(about)]
+struct Args {
+    /// Circuits as Model/scenario (scenario folders under
+    /// validation/scenarios); all of the list in the source by default.
+    #[arg(long = "circuit")]
+    circuits: Vec<String>,
+    /// Rounds over all configurations of a circuit.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// Do not pin the process to one core.
+    #[arg(long)]
+    no_pin: bool,
+    /// Also find the fewest fixed-cost substeps per doStep that meet the
+    /// scenario's bounds.
+    #[arg(long)]
+    substeps: bool,
+    /// Only find the fewest fixed-cost substeps (no table).
+    #[arg(long)]
+    substeps_only: bool,
+    /// Folder of the FMI 3 FMUs.
+    #[arg(long, default_value = "dist/fmi3")]
+    dist: PathBuf,
+    /// Communication step, s, instead of each scenario's smallest step.
+    #[arg(long)]
+    step: Option<f64>,
+}
+
+/// One integrator configuration.
+#[derive(Clone)]
+struct Config {
+    label: String,
+    solver: i32,
+    rtol: Option<f64>,
+    fixed_substeps: i32,
+    explicit_step: Option<f64>,
+}
+
+impl Config {
+    fn new(label: &str, solver: i32) -> Self {
+        Config {
+            label: label.to_string(),
+            solver,
+            rtol: None,
+            fixed_substeps: 1,
+            explicit_step: None,
+        }
+    }
+
+    fn configs(h: f64) -> Vec<Config> {
+        vec![
+            Config::new("Rodas3 (default)", 1),
+            Config {
+                rtol: Some(1e-3),
+                ..Config::new("Rodas3 1e-3", 1)
+            },
+            Config::new("ROS34PW2 reuse", 4),
+            Config {
+                rtol: Some(1e-3),
+                ..Config::new("ROS34PW2 reuse 1e-3", 4)
+            },
+            Config::new("fixed-cost x1", 5),
+            Config {
+                fixed_substeps: 10,
+                ..Config::new("fixed-cost x10", 5)
+            },
+            Config {
+                explicit_step: Some(h / 10.0),
+                ..Config::new("RK4 at h/10", 3)
+            },
+        ]
+    }
+}
+
+/// One run of a configuration.
+struct Run {
+    wall: f64,
+    latencies: Vec<f64>,
+    counts: SolverCounts,
+    failure: Option<String>,
+    /// Per signal: relative RMS error, % and maximum absolute error.
+    errors: Vec<(f64, f64)>,
+}
+
+/// A circuit's scenario, loaded FMU and reference.
+struct Circuit {
+    key: String,
+    scenario: Scenario,
+    fmu: Fmu3,
+    reference: Trace,
+    parameters: Vec<(String, f64)>,
+    h: f64,
+    stop: f64,
+}
+
+impl Circuit {
+    fn load(key: &str, dist: &std::path::Path, step: Option<f64>) -> Result<Self> {
+        let (model, name) = key
+            .split_once('/')
+            .ok_or_else(|| anyhow!("`{key}`: give a circuit as Model/scenario"))?;
+        let scenario = Scenario::named(model, name)?;
+        let fmu = Fmu3::load(&in_repo(&dist.join(format!("{model}.fmu"))))?;
+        let reference = scenario.read_reference()?;
+        let parameters = scenario
+            .parameters
+            .iter()
+            .map(|(name, value)| {
+                let v = match value {
+                    serde_json::Value::Bool(b) => f64::from(u8::from(*b)),
+                    other => other
+                        .as_f64()
+                        .with_context(|| format!("{key}: parameter {name} = {other}"))?,
+                };
+                Ok((name.clone(), v))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let h = step.unwrap_or_else(|| {
+            scenario
+                .step_sizes
+                .iter()
+                .copied()
+                .fold(scenario.options.step_size, f64::min)
+        });
+        let stop = scenario.options.stop_time;
+        ensure!(h > 0.0 && stop > 0.0, "{key}: bad step or stop time");
+        Ok(Circuit {
+            key: key.to_string(),
+            scenario,
+            fmu,
+            reference,
+            parameters,
+            h,
+            stop,
+        })
+    }
+
+    /// Runs one configuration over the whole scenario.
+    fn run(&self, c: &Config) -> Result<Run> {
+        let fmu = &self.fmu;
+        let mut inst = fmu.instantiate("realtime")?;
+        inst.set_parameters(&self.parameters)?;
+        inst.set_int("solver", c.solver)?;
+        inst.set_int("fixed_substeps", c.fixed_substeps)?;
+        if let Some(rtol) = c.rtol {
+            inst.set("rtol", rtol)?;
+        }
+        if let Some(step) = c.explicit_step {
+            inst.set("explicit_step", step)?;
+        }
+        let inputs = &self.scenario.inputs;
+        let input_vrs: Vec<u32> = inputs
+            .names()
+            .iter()
+            .map(|n| fmu.vr(n))
+            .collect::<Result<_>>()?;
+        for (i, &vr) in input_vrs.iter().enumerate() {
+            inst.set_vr(vr, inputs.at(i, 0.0))?;
+        }
+        inst.initialize(self.stop)?;
+        let names: Vec<&str> = self.scenario.signal_names().collect();
+        let vrs: Vec<u32> = names.iter().map(|n| fmu.vr(n)).collect::<Result<_>>()?;
+        let ref_dt = self.reference.time[1] - self.reference.time[0];
+        let (every, stride) = common_grid(self.h, ref_dt);
+        let n = (self.stop / self.h).round() as usize;
+        let mut samples = vec![Vec::with_capacity(n / every + 1); vrs.len()];
+        let mut latencies = Vec::with_capacity(n);
+        let mut failure = None;
+        let started = Instant::now();
+        for k in 0..=n {
+            if k % every == 0 {
+                for (trace, &vr) in samples.iter_mut().zip(&vrs) {
+                    trace.push(inst.get_vr(vr)?);
+                }
+            }
+            if k == n {
+                break;
+            }
+            let t = k as f64 * self.h;
+            for (i, &vr) in input_vrs.iter().enumerate() {
+                inst.set_vr(vr, inputs.at(i, t))?;
+            }
+            let t0 = Instant::now();
+            let status = inst.do_step(t, self.h);
+            latencies.push(t0.elapsed().as_secs_f64());
+            if status != 0 {
+                failure = Some(format!("doStep status {status} at t = {t:.4} s"));
+                break;
+            }
+        }
+        let wall = started.elapsed().as_secs_f64();
+        let errors = names
+            .iter()
+            .zip(&samples)
+            .map(|(name, run)| {
+                let expected: Vec<f64> = self
+                    .reference
+                    .require(name)?
+                    .iter()
+                    .step_by(stride)
+                    .copied()
+                    .collect();
+                let m = run.len().min(expected.len());
+                Ok((
+                    relative_rms_percent(&run[..m], &expected[..m]),
+                    max_abs_error(&run[..m], &expected[..m]),
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Run {
+            wall,
+            latencies,
+            counts: SolverCounts::read(&inst)?,
+            failure,
+            errors,
+        })
+    }
+
+    /// "pass", or what failed: the run's status and the signals outside
+    /// the scenario's bounds.
+    fn verdict(&self, run: &Run) -> (bool, String) {
+        if let Some(why) = &run.failure {
+            return (false, format!("FAILED: {why}"));
+        }
+        let mut out = Vec::new();
+        for (name, (rms, max)) in self.scenario.signal_names().zip(&run.errors) {
+            let Some(b) = self.scenario.bounds(name) else {
+                continue;
+            };
+            if !(rms.is_finite() && *rms <= b.rel_rms_percent) {
+                out.push(format!("{name} {rms:.3} % > {} %", b.rel_rms_percent));
+            } else if !(max.is_finite() && *max <= b.max_abs) {
+                out.push(format!("{name} max {max:.3e} > {:.3e}", b.max_abs));
+            }
+        }
+        if out.is_empty() {
+            (true, "pass".to_string())
+        } else {
+            (false, format!("FAIL: {}", out.join(", ")))
+        }
+    }
+
+    /// The largest error as a share of its bound, and its signal.
+    fn worst_share(&self, run: &Run) -> (f64, String) {
+        self.scenario
+            .signal_names()
+            .zip(&run.errors)
+            .filter_map(|(name, (rms, _))| {
+                let b = self.scenario.bounds(name)?;
+                Some((rms / b.rel_rms_percent, name.to_string()))
+            })
+            .fold((0.0, String::new()), |a, b| if b.0 > a.0 { b } else { a })
+    }
+}
+
+/// Pins this process to the machine's last CPU; returns its number.
+fn pin_to_last_cpu() -> Result<usize> {
+    // SAFETY: plain libc calls on a zeroed cpu_set_t owned here.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        ensure!(
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0,
+            "sched_getaffinity failed"
+        );
+        let cpu = (0..libc::CPU_SETSIZE as usize)
+            .rev()
+            .find(|&c| libc::CPU_ISSET(c, &set))
+            .context("no CPU in this process's affinity set")?;
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut one);
+        ensure!(
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one) == 0,
+            "sched_setaffinity failed"
+        );
+        Ok(cpu)
+    }
+}
+
+fn micro(seconds: f64) -> String {
+    format!("{:.1}", seconds * 1e6)
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let pinned = if args.no_pin {
+        "not pinned".to_string()
+    } else {
+        format!("pinned to CPU {}", pin_to_last_cpu()?)
+    };
+    let keys: Vec<String> = if args.circuits.is_empty() {
+        CIRCUITS.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.circuits.clone()
+    };
+    println!(
+        "Real-time figures through fmi3DoStep, {pinned}, {} round(s) per configuration: wall and \
+         latencies of the fastest round;\nintrinsic = worst over the steps of each step's fastest \
+         time in all rounds; errors: the largest relative RMS error as a share of the\nscenario's \
+         bound (1 = at the bound); verdict: every signal within its relative RMS and max-abs bound.",
+        args.repeat
+    );
+    for key in &keys {
+        let circuit = Circuit::load(key, &args.dist, args.step)?;
+        let configs = if args.substeps_only {
+            Vec::new()
+        } else {
+            Config::configs(circuit.h)
+        };
+        println!(
+            "\n{} ({} s at h = {} ms, {} doSteps)",
+            circuit.key,
+            circuit.stop,
+            circuit.h * 1e3,
+            (circuit.stop / circuit.h).round()
+        );
+        println!(
+            "{:<20} {:>8} {:>9} {:>8} {:>7} {:>6} {:>7} {:>7} {:>7} {:>7} {:>9}  {:>13}  verdict",
+            "integrator",
+            "wall [s]",
+            "x realtm",
+            "substeps",
+            "reject",
+            "Jacob",
+            "median",
+            "p99.9",
+            "p99.99",
+            "worst",
+            "intrinsic",
+            "err/bound"
+        );
+        println!("{:>85}", "doStep latency [us]");
+        let mut fastest: Vec<Option<Run>> = configs.iter().map(|_| None).collect();
+        let mut minima: Vec<Vec<f64>> = configs.iter().map(|_| Vec::new()).collect();
+        for round in 0..args.repeat {
+            eprint!("\r  round {}/{}", round + 1, args.repeat);
+            for ((c, best), mins) in configs.iter().zip(&mut fastest).zip(&mut minima) {
+                let run = circuit.run(c)?;
+                if mins.is_empty() {
+                    mins.clone_from(&run.latencies);
+                } else {
+                    for (m, &l) in mins.iter_mut().zip(&run.latencies) {
+                        *m = m.min(l);
+                    }
+                }
+                if best.as_ref().is_none_or(|b| run.wall < b.wall) {
+                    *best = Some(run);
+                }
+            }
+        }
+        eprint!("\r");
+        for ((c, run), mins) in configs.iter().zip(fastest).zip(minima) {
+            let run = run.context("at least one round")?;
+            let mut sorted = run.latencies.clone();
+            sorted.sort_by(f64::total_cmp);
+            let intrinsic = mins.iter().copied().fold(0.0, f64::max);
+            let (share, signal) = circuit.worst_share(&run);
+            let (_, verdict) = circuit.verdict(&run);
+            println!(
+                "{:<20} {:>8.3} {:>9.0} {:>8.0} {:>7.0} {:>6.0} {:>7} {:>7} {:>7} {:>7} {:>9}  {:>6.2} {:<6}  {}",
+                c.label,
+                run.wall,
+                circuit.stop / run.wall,
+                run.counts.steps,
+                run.counts.rejected,
+                run.counts.jacobians,
+                micro(percentile(&sorted, 0.5)),
+                micro(percentile(&sorted, 0.999)),
+                micro(percentile(&sorted, 0.9999)),
+                micro(sorted.last().copied().unwrap_or(f64::NAN)),
+                micro(intrinsic),
+                share,
+                signal,
+                verdict
+            );
+        }
+        if args.substeps || args.substeps_only {
+            let fewest = fewest_passing(1024, |n| {
+                let c = Config {
+                    fixed_substeps: n as i32,
+                    ..Config::new("probe", 5)
+                };
+                Ok(circuit.verdict(&circuit.run(&c)?).0)
+            })?;
+            match fewest {
+                Some(n) => println!(
+                    "fewest fixed-cost substeps per doStep within the bounds: {n} (substep {:.4} ms)",
+                    circuit.h * 1e3 / f64::from(n)
+                ),
+                None => println!("fixed-cost: no substep count up to 1024 meets the bounds"),
+            }
+        }
+    }
+    Ok(())
+}
