@@ -6,7 +6,9 @@
 //! - the adaptive Rosenbrock-W integrator that reuses its Jacobian and LU
 //!   factors (ROS34PW2, solver = 4), at the default tolerance and at 1e-3,
 //! - the fixed-cost integrator (solver = 5) at one substep per `doStep`
-//!   (substep `h`) and at ten (substep `h/10`),
+//!   (substep `h`), at ten (substep `h/10`) and at the count the harness's
+//!   fixed-cost mode uses for the scenario (validation/scenarios/
+//!   fixed_cost.json),
 //! - explicit RK4 at `h/10` (solver = 3),
 //!
 //! with wall time, real-time factor, substeps, rejections, Jacobians, the
@@ -33,6 +35,7 @@
 
 use anyhow::{Context, Result, anyhow, ensure};
 use clap::Parser;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 use validation::bench::{SolverCounts, common_grid, fewest_passing};
@@ -103,8 +106,8 @@ impl Config {
         }
     }
 
-    fn configs(h: f64) -> Vec<Config> {
-        vec![
+    fn configs(h: f64, harness_substeps: Option<i32>) -> Vec<Config> {
+        let mut configs = vec![
             Config::new("Rodas3 (default)", 1),
             Config {
                 rtol: Some(1e-3),
@@ -124,7 +127,17 @@ impl Config {
                 explicit_step: Some(h / 10.0),
                 ..Config::new("RK4 at h/10", 3)
             },
-        ]
+        ];
+        if let Some(n) = harness_substeps.filter(|&n| n != 1 && n != 10) {
+            configs.insert(
+                5,
+                Config {
+                    fixed_substeps: n,
+                    ..Config::new(&format!("fixed-cost x{n} (harness)"), 5)
+                },
+            );
+        }
+        configs
     }
 }
 
@@ -188,6 +201,18 @@ impl Circuit {
             h,
             stop,
         })
+    }
+
+    /// The fixed-cost substeps the harness's fixed-cost mode uses for this
+    /// scenario and step (validation/scenarios/fixed_cost.json), if named.
+    fn harness_substeps(&self) -> Result<Option<i32>> {
+        let path = validation::repo_root().join("validation/scenarios/fixed_cost.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let doc: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let step = format!("{}", self.h);
+        Ok(doc["substeps"][&self.key][&step].as_i64().map(|n| n as i32))
     }
 
     /// Runs one configuration over the whole scenario.
@@ -359,7 +384,7 @@ fn main() -> Result<()> {
         let configs = if args.substeps_only {
             Vec::new()
         } else {
-            Config::configs(circuit.h)
+            Config::configs(circuit.h, circuit.harness_substeps()?)
         };
         println!(
             "\n{} ({} s at h = {} ms, {} doSteps)",
@@ -369,7 +394,7 @@ fn main() -> Result<()> {
             (circuit.stop / circuit.h).round()
         );
         println!(
-            "{:<20} {:>8} {:>9} {:>8} {:>7} {:>6} {:>7} {:>7} {:>7} {:>7} {:>9}  {:>13}  verdict",
+            "{:<26} {:>8} {:>9} {:>8} {:>7} {:>6} {:>7} {:>7} {:>7} {:>7} {:>9}  {:>13}  verdict",
             "integrator",
             "wall [s]",
             "x realtm",
@@ -383,11 +408,14 @@ fn main() -> Result<()> {
             "intrinsic",
             "err/bound"
         );
-        println!("{:>85}", "doStep latency [us]");
+        println!("{:>91}", "doStep latency [us]");
         let mut fastest: Vec<Option<Run>> = configs.iter().map(|_| None).collect();
         let mut minima: Vec<Vec<f64>> = configs.iter().map(|_| Vec::new()).collect();
+        let progress = std::io::stderr().is_terminal();
         for round in 0..args.repeat {
-            eprint!("\r  round {}/{}", round + 1, args.repeat);
+            if progress {
+                eprint!("\r  round {}/{}", round + 1, args.repeat);
+            }
             for ((c, best), mins) in configs.iter().zip(&mut fastest).zip(&mut minima) {
                 let run = circuit.run(c)?;
                 if mins.is_empty() {
@@ -402,7 +430,9 @@ fn main() -> Result<()> {
                 }
             }
         }
-        eprint!("\r");
+        if progress {
+            eprint!("\r{:20}\r", "");
+        }
         for ((c, run), mins) in configs.iter().zip(fastest).zip(minima) {
             let run = run.context("at least one round")?;
             let mut sorted = run.latencies.clone();
@@ -411,7 +441,7 @@ fn main() -> Result<()> {
             let (share, signal) = circuit.worst_share(&run);
             let (_, verdict) = circuit.verdict(&run);
             println!(
-                "{:<20} {:>8.3} {:>9.0} {:>8.0} {:>7.0} {:>6.0} {:>7} {:>7} {:>7} {:>7} {:>9}  {:>6.2} {:<6}  {}",
+                "{:<26} {:>8.3} {:>9.0} {:>8.0} {:>7.0} {:>6.0} {:>7} {:>7} {:>7} {:>7} {:>9}  {:>6.2} {:<6}  {}",
                 c.label,
                 run.wall,
                 circuit.stop / run.wall,
