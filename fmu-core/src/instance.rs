@@ -1239,9 +1239,9 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         put(snap.carried.h);
         put(snap.last_successful_time);
         // What the real-time methods reuse, in a block of fixed size (zeros
-        // when there is nothing): a flag, the Jacobian's age, the step size
-        // and coefficient of the LU factors, the Jacobian by columns. The
-        // factors follow from these.
+        // when there is nothing): a flag, the Jacobian's age, the step size,
+        // coefficient and uses of the LU factors, the Jacobian by columns.
+        // The factors and their inverse follow from these.
         let record = snap.carried.reuse.as_ref().map(|r| r.record());
         let record = record.as_ref();
         let jac = record.and_then(|r| r.jac.as_ref());
@@ -1249,6 +1249,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         put(record.map_or(0.0, |r| f64::from(r.jac_age)));
         put(record.map_or(0.0, |r| r.lu_h));
         put(record.map_or(0.0, |r| r.lu_gamma));
+        put(record.map_or(0.0, |r| f64::from(r.lu_uses)));
         for i in 0..NX * NX {
             put(jac.map_or(0.0, |j| j.as_slice()[i]));
         }
@@ -1272,7 +1273,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     }
 
     /// Bytes of the serialized reuse block of the real-time methods.
-    const REUSE_BYTES: usize = 8 * (4 + NX * NX);
+    const REUSE_BYTES: usize = 8 * (5 + NX * NX);
 
     const HEADER: usize = 8 + 4 + 8 + 4 + 4;
 
@@ -1331,7 +1332,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         let stop = next();
         let h = next();
         let last_successful_time = next();
-        let (has_jac, jac_age, lu_h, lu_gamma) = (next(), next(), next(), next());
+        let (has_jac, jac_age, lu_h, lu_gamma, lu_uses) = (next(), next(), next(), next(), next());
         let jac = nalgebra::SMatrix::<f64, NX, NX>::from_iterator((0..NX * NX).map(|_| next()));
         let mut stats_o = o;
         let mut next_u64 = || {
@@ -1378,7 +1379,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         if !x.iter().all(|v| v.is_finite()) {
             return reject("non-finite numbers in the state vector");
         }
-        let age_ok = jac_age >= 0.0 && jac_age <= f64::from(u32::MAX) && jac_age.fract() == 0.0;
+        let count_ok = |v: f64| v >= 0.0 && v <= f64::from(u32::MAX) && v.fract() == 0.0;
+        let age_ok = count_ok(jac_age) && count_ok(lu_uses);
         let reuse = match has_jac {
             0.0 | 1.0 if age_ok => {
                 let has_jac = has_jac == 1.0;
@@ -1387,6 +1389,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                     jac_age: jac_age as u32,
                     lu_h,
                     lu_gamma,
+                    lu_uses: lu_uses as u32,
                 };
                 let unused = jac.iter().all(|v| *v == 0.0);
                 match Reuse::from_record(&record) {

@@ -34,6 +34,6 @@ pub use instance::{FmiVersion, Instance, Phase, checked_description, default_mod
 pub use model::{Derived, Known, Model, ValueType, Values, WithInputs, full_description};
 pub use model_description;
 pub use nalgebra;
-pub use solver::{Method, OdeSystem, SolverSettings};
+pub use solver::{Clamp, Method, OdeSystem, SolverSettings};
 pub use status::Status;
 pub use table::{Record, Table};

@@ -10,7 +10,7 @@
 //! its parts, chosen by a parameter in `configure`.
 
 use crate::context::Context;
-use crate::solver::{Method, OdeSystem, SolverSettings, Stats};
+use crate::solver::{Clamp, Method, OdeSystem, SolverSettings, Stats};
 use crate::table::{self, Record, Row, Table};
 use model_description::{
     Capabilities, DefaultExperiment, Documentation, LogCategory, ModelDescription, Variability,
@@ -246,6 +246,12 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
         N
     }
 
+    /// States the circuit holds inside a range (see
+    /// [`OdeSystem::clamps`]); none by default.
+    fn clamps(&self) -> &[Clamp] {
+        &[]
+    }
+
     /// The analytic partial derivative of output `output` (its index,
     /// `output::name`) with respect to `wrt`; `None` makes fmu-core use
     /// central finite differences.
@@ -301,6 +307,10 @@ impl<M: Model<N>, const N: usize> OdeSystem<N> for WithInputs<'_, M, N> {
 
     fn active_states(&self) -> usize {
         self.model.active_states()
+    }
+
+    fn clamps(&self) -> &[Clamp] {
+        self.model.clamps()
     }
 }
 

@@ -69,6 +69,54 @@ pub trait OdeSystem<const N: usize> {
     fn active_states(&self) -> usize {
         N
     }
+
+    /// States the model holds inside a range, where its rate is cut to zero
+    /// while pushed outward (a clamp with anti-windup): the rate jumps there,
+    /// and [`Method::RosenbrockW`] ends a substep on the bound instead of
+    /// rejecting substeps across it. None by default.
+    fn clamps(&self) -> &[Clamp] {
+        &[]
+    }
+}
+
+/// A state held inside `[lower, upper]` by its model (see
+/// [`OdeSystem::clamps`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Clamp {
+    /// Index of the state.
+    pub state: usize,
+    /// Lower bound, in the state's unit.
+    pub lower: f64,
+    /// Upper bound, in the state's unit.
+    pub upper: f64,
+}
+
+impl Clamp {
+    /// Where on the way from `from` to `to` this clamp's state reaches a
+    /// bound it was inside of, if it does: the fraction of the way (by
+    /// linear interpolation) and the bound.
+    pub fn crossing<const N: usize>(
+        &self,
+        from: &SVector<f64, N>,
+        to: &SVector<f64, N>,
+    ) -> Option<(f64, f64)> {
+        let (a, b) = (*from.get(self.state)?, *to.get(self.state)?);
+        let bound = if a > self.lower && b < self.lower {
+            self.lower
+        } else if a < self.upper && b > self.upper {
+            self.upper
+        } else {
+            return None;
+        };
+        Some(((a - bound) / (a - b), bound))
+    }
+
+    /// Puts the state on the bound it is beyond, if any.
+    pub fn hold<const N: usize>(&self, x: &mut SVector<f64, N>) {
+        if let Some(v) = x.get_mut(self.state) {
+            *v = v.clamp(self.lower, self.upper);
+        }
+    }
 }
 
 /// The Jacobian of `sys` at `x` by forward differences, given `f = f(x)`:

@@ -5,6 +5,7 @@ use crate::orifice::Orifice;
 
 /// Shuttle valve: passes the higher of two pressures, `psh = max(p1, p2)`.
 /// Returns the pressure and its partials with respect to `p1` and `p2`.
+#[inline]
 pub fn shuttle(p1: f64, p2: f64) -> (f64, f64, f64) {
     if p1 >= p2 {
         (p1, 1.0, 0.0)
@@ -55,6 +56,7 @@ impl PressureCompensator {
 
     /// Flow through the throttle (m3/s) and its partials with respect to
     /// `k` and `pv`.
+    #[inline]
     pub fn flow(&self, k: f64, ps: f64, pv: f64) -> (f64, f64, f64) {
         let law = Orifice {
             k: 1.0,
@@ -67,6 +69,7 @@ impl PressureCompensator {
     }
 
     /// dK/dt (V3) with the clamp's anti-windup.
+    #[inline]
     pub fn rate(&self, k: f64, ps: f64, pv: f64, psh: f64) -> CompensatorRate {
         let gain = self.c1 + self.c2 * (ps - pv) / 1e5;
         let raw = (self.c5 - (pv - psh) - gain * k) / self.c3;

@@ -24,16 +24,19 @@ pub struct Cylinder {
 impl Cylinder {
     /// Volume of chamber A (m3) at position `x`; never below the dead volume's
     /// tenth, so that a piston pushed into a stop keeps a positive volume.
+    #[inline]
     pub fn volume_a(&self, x: f64) -> f64 {
         (self.a1 * x + self.v_dead_a).max(0.1 * self.v_dead_a)
     }
 
     /// Volume of chamber B (m3) at position `x`.
+    #[inline]
     pub fn volume_b(&self, x: f64) -> f64 {
         (self.a2 * (self.stroke - x) + self.v_dead_b).max(0.1 * self.v_dead_b)
     }
 
     /// d(volume_a)/dx (m2).
+    #[inline]
     pub fn dvolume_a(&self, x: f64) -> f64 {
         if self.a1 * x + self.v_dead_a > 0.1 * self.v_dead_a {
             self.a1
@@ -43,6 +46,7 @@ impl Cylinder {
     }
 
     /// d(volume_b)/dx (m2).
+    #[inline]
     pub fn dvolume_b(&self, x: f64) -> f64 {
         if self.a2 * (self.stroke - x) + self.v_dead_b > 0.1 * self.v_dead_b {
             -self.a2
@@ -52,6 +56,7 @@ impl Cylinder {
     }
 
     /// Hydraulic force on the piston (N, positive extending).
+    #[inline]
     pub fn force(&self, p1: f64, p2: f64) -> f64 {
         p1 * self.a1 - p2 * self.a2
     }

@@ -97,6 +97,7 @@ impl DirectionalValve {
 
     /// Flows for spool signal `us` (V) and pressures (Pa) `pv` (supply
     /// port), `p1` (A), `p2` (B), `pt` (tank).
+    #[inline]
     pub fn flows(&self, us: f64, pv: f64, p1: f64, p2: f64, pt: f64) -> ValveFlows {
         let f = self.law();
         let cv = self.cv;

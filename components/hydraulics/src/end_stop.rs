@@ -17,6 +17,7 @@ pub struct EndStops {
 impl EndStops {
     /// Contact force (N, positive towards +x) at position `x` (m) and
     /// velocity `v` (m/s), with its partials with respect to `x` and `v`.
+    #[inline]
     pub fn force(&self, x: f64, v: f64) -> (f64, f64, f64) {
         let (k, c) = (self.stiffness, self.damping);
         if x < self.x_min {

@@ -71,12 +71,14 @@ impl BulkModulus {
     }
 
     /// Bulk modulus at gauge pressure `p` (Pa), in Pa (E4).
+    #[inline]
     pub fn value(&self, p: f64) -> f64 {
         let arg = self.a2 * p.max(0.0) / self.p_max + self.a3;
         self.a1 * self.e_max * arg.ln() / self.ln_scale()
     }
 
     /// dB/dp at `p` (1); zero below 0 Pa where B is held at B(0).
+    #[inline]
     pub fn derivative(&self, p: f64) -> f64 {
         if p <= 0.0 {
             return 0.0;

@@ -44,6 +44,7 @@ impl LuGre {
     }
 
     /// Evaluates the model at velocity `v` (m/s) and bristle deflection `z` (m).
+    #[inline]
     pub fn eval(&self, v: f64, z: f64) -> FrictionEval {
         let e = (-(v / self.vs).powi(2)).exp();
         let g = (self.fc + (self.fs - self.fc) * e) / self.sigma0;

@@ -38,6 +38,7 @@ impl Orifice {
 
     /// Flow through the orifice (m3/s, positive from the high-pressure side
     /// when `dp` = upstream minus downstream pressure, Pa, is positive).
+    #[inline]
     pub fn flow(&self, dp: f64) -> f64 {
         let a = dp.abs();
         if a >= self.p_tr {
@@ -61,6 +62,7 @@ impl Orifice {
     }
 
     /// dQ/d(dp) in m3/s/Pa: finite everywhere, 1.25 K / sqrt(p_tr) at zero.
+    #[inline]
     pub fn slope(&self, dp: f64) -> f64 {
         let a = dp.abs();
         if a >= self.p_tr {

@@ -15,6 +15,7 @@ pub struct ProportionalSpool {
 impl ProportionalSpool {
     /// The spool acceleration `Us''` (V/s^2) for command `u` (V), signal
     /// `us` (V) and its rate `dus` (V/s).
+    #[inline]
     pub fn acceleration(&self, u: f64, us: f64, dus: f64) -> f64 {
         let w2 = self.omega * self.omega;
         self.gain * w2 * u - 2.0 * self.damping * self.omega * dus - w2 * us

@@ -4,7 +4,7 @@
 //! Equations V1-V5 and V7 of the valve drive's `MODEL.md`.
 
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Context, Known, Model};
+use fmu_core::{Clamp, Context, Known, Model};
 use valve_drive::{DriveParams, DriveStates, ValveDrive};
 
 fmu_core::circuit! {
@@ -59,13 +59,19 @@ fmu_core::circuit! {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValveActuator {
     drive: ValveDrive,
+    /// The compensator's clamped throttle coefficient.
+    clamps: [Clamp; 1],
 }
 
 impl Model<NX> for ValveActuator {
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
-        Ok(ValveActuator {
-            drive: p.hydraulics.drive()?,
-        })
+        let drive = p.hydraulics.drive()?;
+        let clamps = [drive.throttle_clamp(state::drive.index(DriveStates::K))];
+        Ok(ValveActuator { drive, clamps })
+    }
+
+    fn clamps(&self) -> &[Clamp] {
+        &self.clamps
     }
 
     /// The drive's and the carriage's coefficients, as they declare them.

@@ -8,7 +8,7 @@
 //! [`valve_drive::drive`]), then the carriage's (`x`, `v`, `z`).
 
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{BlockJacobian, Context, Model};
+use fmu_core::{BlockJacobian, Clamp, Context, Model};
 use valve_drive::{Carriage, CarriageParams, CarriageStates, DriveParams, DriveStates, ValveDrive};
 
 fmu_core::circuit! {
@@ -68,13 +68,20 @@ fmu_core::circuit! {
 pub struct ValveCylinder {
     drive: ValveDrive,
     carriage: Carriage,
+    /// The compensator's clamped throttle coefficient.
+    clamps: [Clamp; 1],
 }
 
 impl Model<NX> for ValveCylinder {
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         let drive = p.hydraulics.drive()?;
         let carriage = p.mass.carriage(p.hydraulics.Sc)?;
-        Ok(ValveCylinder { drive, carriage })
+        let clamps = [drive.throttle_clamp(state::drive.index(DriveStates::K))];
+        Ok(ValveCylinder {
+            drive,
+            carriage,
+            clamps,
+        })
     }
 
     /// The drive's and the carriage's coefficients, as they declare them.
@@ -82,6 +89,10 @@ impl Model<NX> for ValveCylinder {
         let mut d = self.drive.derived();
         d.extend(self.carriage.derived());
         d
+    }
+
+    fn clamps(&self) -> &[Clamp] {
+        &self.clamps
     }
 
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {

@@ -90,7 +90,14 @@ fn initial_state_from_the_model_description() {
         (9e5, 9e5, 9e5)
     );
     assert_eq!(x0[state::carriage.index(CarriageStates::x)], 1.0);
-    assert_eq!(m.nominal()[state::drive.index(DriveStates::K)], 1e-9);
+    // K is scaled by its full opening Kmax (see DriveStates).
+    assert_eq!(m.nominal()[state::drive.index(DriveStates::K)], 5e-8);
+    // The compensator clamp bounds K for the real-time integrator.
+    let clamp = fmu_core::Model::clamps(&m)[0];
+    assert_eq!(
+        (clamp.state, clamp.lower, clamp.upper),
+        (state::drive.index(DriveStates::K), 0.0, 5e-8)
+    );
 }
 
 #[test]

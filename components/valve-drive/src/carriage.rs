@@ -74,6 +74,7 @@ impl Carriage {
 
     /// Rates for state `c` = (x, v, z) under the driving force `force` (N):
     /// `x' = v`, `m v' = force - F_mu + F_stop`, `z'` per LuGre.
+    #[inline]
     pub fn eval(&self, c: &CarriageState, force: f64) -> CarriageEval {
         let fr = self.friction.eval(c[C::v], c[C::z]);
         let (fs, fs_x, fs_v) = self.stops.force(c[C::x], c[C::v]);
