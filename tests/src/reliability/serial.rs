@@ -373,7 +373,10 @@ fn verify_layout(ctx: &Ctx, slots: &[Var]) -> Result<(Vec<u8>, usize), String> {
                 slots.len()
             ));
         }
-        let expected = HEADER + 8 * (nv + nx + 5) + 8 * 5 + 8;
+        // values, states, 5 times and step sizes, the real-time
+        // integrators' reuse block (5 numbers and the nx x nx Jacobian),
+        // 5 counters, the checksum
+        let expected = HEADER + 8 * (nv + nx + 5) + 8 * (5 + nx * nx) + 8 * 5 + 8;
         if bytes.len() != expected {
             return Err(format!(
                 "{} bytes, the layout gives {expected}",
@@ -410,8 +413,9 @@ fn verify_layout(ctx: &Ctx, slots: &[Var]) -> Result<(Vec<u8>, usize), String> {
 }
 
 /// Category "forged states": every f64 field set to NaN, +Inf, -1e300, -1
-/// (value slots also just outside their variable's range), checksum
-/// recomputed.
+/// (value slots also just outside their variable's range; of the real-time
+/// integrators' reuse block its five numbers and the Jacobian's first
+/// entry), checksum recomputed.
 pub(crate) fn forged(ctx: &mut Ctx) {
     let cat = "forged states";
     ctx.tally.begin(cat);
@@ -457,6 +461,12 @@ pub(crate) fn forged(ctx: &mut Ctx) {
         "stop time",
         "carried step size",
         "last successful time",
+        "reused Jacobian flag",
+        "reused Jacobian age",
+        "LU factors' step size",
+        "LU factors' coefficient",
+        "LU factors' uses",
+        "reused Jacobian, first entry",
     ] {
         fields.push((name.into(), None));
     }
