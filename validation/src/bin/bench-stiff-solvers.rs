@@ -1,7 +1,8 @@
-//! Our Rodas3 against another Rust stiff solver, the BDF of diffsol, on the
-//! same equations: the ValveCylinder model (its rates and analytic
-//! Jacobian) called in process, no FMI in between, on the random scenario
-//! of the model description (50 s). Measured side by side in one run.
+//! Our Rodas3 (and our real-time ROS34PW2, solver = 4) against another
+//! Rust stiff solver, the BDF of diffsol, on the same equations: the
+//! ValveCylinder model (its rates and analytic Jacobian) called in process,
+//! no FMI in between, on the random scenario of the model description
+//! (50 s). Measured side by side in one run.
 //!
 //! Two settings:
 //! - *free running*: outputs every 5 ms, the command U changes every 0.5 s
@@ -23,7 +24,7 @@ use clap::Parser;
 use diffsol::{NalgebraLU, NalgebraMat, OdeBuilder, OdeSolverMethod};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::solver::{Carried, Stats, advance};
-use fmu_core::{Model, SolverSettings, WithInputs};
+use fmu_core::{Method, Model, SolverSettings, WithInputs};
 use std::cell::{Cell, RefCell};
 use std::time::Instant;
 use validation::{StepInput, Trace, relative_rms_percent, repo_root};
@@ -56,6 +57,9 @@ const SIGNALS: [(&str, usize); 3] = [
 #[derive(Clone, Copy)]
 enum Solver {
     Rodas3,
+    /// Our real-time adaptive integrator (solver = 4): ROS34PW2 keeping
+    /// its Jacobian and LU factors.
+    Ros34pw2,
     DiffsolBdf,
 }
 
@@ -127,6 +131,24 @@ fn main() -> Result<()> {
             rtol: 1e-6,
             restart: COMM,
         },
+        Row {
+            label: "ROS34PW2 (ours)",
+            solver: Solver::Ros34pw2,
+            rtol: 1e-6,
+            restart: COMM,
+        },
+        Row {
+            label: "Rodas3 (ours)",
+            solver: Solver::Rodas3,
+            rtol: 1e-3,
+            restart: COMM,
+        },
+        Row {
+            label: "ROS34PW2 (ours)",
+            solver: Solver::Ros34pw2,
+            rtol: 1e-3,
+            restart: COMM,
+        },
     ];
     println!(
         "ValveCylinder equations in process (no FMI), scenario '{}' ({stop} s), atol = rtol x nominal per \
@@ -141,7 +163,7 @@ fn main() -> Result<()> {
         eprint!("\rround {}/{}", round + 1, args.repeat);
         for (row, slot) in rows.iter().zip(best.iter_mut()) {
             let o = match row.solver {
-                Solver::Rodas3 => rodas3(&model, &input, stop, row)?,
+                Solver::Rodas3 | Solver::Ros34pw2 => rodas3(&model, &input, stop, row)?,
                 Solver::DiffsolBdf => diffsol_bdf(&model, &input, stop, row)?,
             };
             if slot.as_ref().is_none_or(|b| o.wall < b.wall) {
@@ -207,8 +229,9 @@ fn count(total: f64, part: f64) -> usize {
     (total / part).round() as usize
 }
 
-/// Rodas3 as in the FMUs: `advance` over each output interval (or each
-/// communication step), the step size carried throughout.
+/// Rodas3 (or ROS34PW2) as in the FMUs: `advance` over each output
+/// interval (or each communication step), the step size (and ROS34PW2's
+/// Jacobian and factors) carried throughout.
 fn rodas3(
     (model, inputs): &(ValveCylinder, Inputs),
     input: &StepInput,
@@ -216,13 +239,17 @@ fn rodas3(
     row: &Row,
 ) -> Result<Outcome> {
     let settings = SolverSettings {
+        method: match row.solver {
+            Solver::Ros34pw2 => Method::RosenbrockW,
+            _ => Method::Rodas3,
+        },
         rtol: row.rtol,
         atol: row.rtol,
         ..Default::default()
     };
     let mut u = inputs.clone();
     let mut x = model.initial_state(&u);
-    let mut carried = Carried::default();
+    let mut carried = Carried::prepared();
     let mut stats = Stats::default();
     let interval = row.restart.min(OUTPUT);
     let per_output = count(OUTPUT, interval);
@@ -240,7 +267,7 @@ fn rodas3(
             &mut carried,
             &mut stats,
         )
-        .map_err(|e| anyhow!("Rodas3 at t = {} s: {e}", k as f64 * interval))?;
+        .map_err(|e| anyhow!("{} at t = {} s: {e}", row.label, k as f64 * interval))?;
         if (k + 1) % per_output == 0 {
             samples.push(x);
         }
