@@ -83,6 +83,10 @@ struct Args {
     /// Communication step, s, instead of each scenario's smallest step.
     #[arg(long)]
     step: Option<f64>,
+    /// Only the rows whose integrator label starts with this text (for
+    /// example "ROS34PW2 reuse 1e-3", to profile one configuration).
+    #[arg(long)]
+    only: Option<String>,
 }
 
 /// One integrator configuration.
@@ -381,11 +385,19 @@ fn main() -> Result<()> {
     );
     for key in &keys {
         let circuit = Circuit::load(key, &args.dist, args.step)?;
-        let configs = if args.substeps_only {
+        let mut configs = if args.substeps_only {
             Vec::new()
         } else {
             Config::configs(circuit.h, circuit.harness_substeps()?)
         };
+        if let Some(only) = &args.only {
+            configs.retain(|c| c.label.starts_with(only.as_str()));
+            ensure!(
+                !configs.is_empty() || args.substeps_only,
+                "no integrator row of {} starts with '{only}'",
+                circuit.key
+            );
+        }
         println!(
             "\n{} ({} s at h = {} ms, {} doSteps)",
             circuit.key,
