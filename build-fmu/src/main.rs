@@ -7,6 +7,12 @@
 //! model description and documentation (`fluidfmu_artifact`), so the XML
 //! always matches the binary; the files of the crate's `resources/` folder
 //! (trained surrogate weights, tables) go into the FMU's `resources/`.
+//!
+//! Besides the host's binary, every FMU carries the binaries of the other
+//! platforms of [`package::PLATFORMS`] (Windows x86_64, Linux aarch64, Linux
+//! x86_64) whose Rust target and cross linker are installed; each one
+//! skipped is named with the reason and the command that would install it.
+//! Binaries are stripped of debug info unless `--keep-debug`.
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
@@ -14,7 +20,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+mod binary;
 mod package;
+
+use package::{Binary, PLATFORMS, Platform};
 
 /// Build the circuits' shared libraries and package them as FMI 2.0 and
 /// FMI 3.0 Co-Simulation FMUs.
@@ -36,6 +45,16 @@ struct Args {
     /// List the circuits found and exit.
     #[arg(long)]
     list: bool,
+    /// Platforms to put binaries for into the FMUs, as FMI 3 platform
+    /// tuples: x86_64-linux, x86_64-windows, aarch64-linux (comma separated
+    /// or repeated). Default: every one that can be built here, with a line
+    /// for each one skipped and why. A platform asked for by name that
+    /// cannot be built is an error.
+    #[arg(long, value_delimiter = ',', value_name = "PLATFORM")]
+    platforms: Vec<String>,
+    /// Keep the binaries' debug info (line tables; about 6x larger).
+    #[arg(long)]
+    keep_debug: bool,
 }
 
 /// A circuit crate found in the workspace.
@@ -127,42 +146,57 @@ fn main() -> Result<()> {
         }
         circuits.retain(|c| args.models.contains(&c.model_identifier));
     }
-    let platform = package::Platform::host()?;
+    let host = Platform::host()?;
+    let platforms = choose_platforms(&args.platforms, host)?;
     let profile = if args.debug { "debug" } else { "release" };
     if !args.skip_build {
         println!(
-            "building {} circuit(s) ({profile}): {}",
+            "building {} circuit(s) ({profile}) for {}: {}",
             circuits.len(),
+            platforms
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", "),
             circuits
                 .iter()
                 .map(|c| c.model_identifier.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        let mut cmd = Command::new(cargo());
-        cmd.arg("build");
-        if !args.debug {
-            cmd.arg("--release");
-        }
-        for c in &circuits {
-            cmd.args(["-p", &c.package]);
-        }
-        let status = cmd.status().context("running cargo build")?;
-        if !status.success() {
-            bail!("cargo build failed ({status})");
+        // The host's library is always built: the model description and
+        // documentation are read from it.
+        cargo_build(&circuits, args.debug, None)?;
+        for p in platforms.iter().filter(|p| **p != host) {
+            let t = Instant::now();
+            cargo_build(&circuits, args.debug, Some(*p))?;
+            println!(
+                "built for {} ({}) in {:.0} s",
+                p.name,
+                p.rust_target,
+                t.elapsed().as_secs_f64()
+            );
         }
     }
     let total = circuits.len() * 2;
     let mut done = 0;
     let mut failures = Vec::new();
     for c in &circuits {
-        let lib = target_dir.join(profile).join(format!(
-            "{}{}{}",
-            platform.lib_prefix, c.lib_name, platform.lib_suffix
-        ));
+        let lib = target_dir
+            .join(profile)
+            .join(host.library_file(&c.lib_name));
         let resources = c.crate_dir.join("resources");
-        match package::package_circuit(&lib, &c.model_identifier, &platform, &resources, &args.out)
-        {
+        let packaged = collect_binaries(c, &lib, &platforms, host, &target_dir, profile, &args)
+            .and_then(|binaries| {
+                package::package_circuit(
+                    &lib,
+                    &c.model_identifier,
+                    &binaries,
+                    &resources,
+                    &args.out,
+                )
+            });
+        match packaged {
             Ok(written) => {
                 for w in written {
                     done += 1;
@@ -171,11 +205,12 @@ fn main() -> Result<()> {
                         n => format!(", {n} resource file(s)"),
                     };
                     println!(
-                        "[{done}/{total}] {:<20} {} -> {} ({:.0} kB{extra})",
+                        "[{done}/{total}] {:<20} {} -> {} ({:.0} kB, {} platform(s){extra})",
                         c.model_identifier,
                         w.version,
                         w.path.display(),
-                        w.bytes as f64 / 1024.0
+                        w.bytes as f64 / 1024.0,
+                        platforms.len()
                     );
                 }
             }
@@ -198,6 +233,174 @@ fn main() -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The platforms to build: the ones named, each of which must be buildable,
+/// or else every buildable one, with a line for each skipped.
+fn choose_platforms(named: &[String], host: Platform) -> Result<Vec<Platform>> {
+    let sysroot = rust_sysroot();
+    if !named.is_empty() {
+        let mut chosen = Vec::new();
+        for name in named {
+            let p = Platform::named(name.trim())?;
+            if let Some(why) = unbuildable(p, host, sysroot.as_deref()) {
+                bail!("cannot build for {}: {why}", p.name);
+            }
+            if !chosen.contains(&p) {
+                chosen.push(p);
+            }
+        }
+        return Ok(chosen);
+    }
+    let mut chosen = Vec::new();
+    for p in PLATFORMS {
+        match unbuildable(p, host, sysroot.as_deref()) {
+            None => chosen.push(p),
+            Some(why) => println!("platform {} skipped: {why}", p.name),
+        }
+    }
+    Ok(chosen)
+}
+
+/// Why `p` cannot be built here, or `None` when it can.
+fn unbuildable(p: Platform, host: Platform, sysroot: Option<&Path>) -> Option<String> {
+    if p == host {
+        return None;
+    }
+    if let Some(root) = sysroot
+        && !root.join("lib/rustlib").join(p.rust_target).is_dir()
+    {
+        return Some(format!(
+            "the Rust target {} is not installed (rustup target add {})",
+            p.rust_target, p.rust_target
+        ));
+    }
+    let (linker, package) = p.cross_linker;
+    if !on_path(linker) {
+        return Some(format!(
+            "the cross linker {linker} is not on PATH (apt-get install {package})"
+        ));
+    }
+    if !on_path(p.strip) {
+        return Some(format!(
+            "{} is not on PATH (it comes with {package}'s binutils)",
+            p.strip
+        ));
+    }
+    None
+}
+
+/// `rustc --print sysroot`, if rustc answers.
+fn rust_sysroot() -> Option<PathBuf> {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let out = Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// Whether an executable of this name is in a folder of PATH.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}
+
+/// `cargo build` of the circuits, for the host (`None`) or cross-built for
+/// a platform with its linker.
+fn cargo_build(circuits: &[Circuit], debug: bool, cross: Option<Platform>) -> Result<()> {
+    let mut cmd = Command::new(cargo());
+    cmd.arg("build");
+    if !debug {
+        cmd.arg("--release");
+    }
+    if let Some(p) = cross {
+        cmd.args(["--target", p.rust_target]);
+        let var = format!(
+            "CARGO_TARGET_{}_LINKER",
+            p.rust_target.to_uppercase().replace('-', "_")
+        );
+        if std::env::var_os(&var).is_none() {
+            cmd.env(var, p.cross_linker.0);
+        }
+    }
+    for c in circuits {
+        cmd.args(["-p", &c.package]);
+    }
+    let status = cmd.status().context("running cargo build")?;
+    if !status.success() {
+        bail!(
+            "cargo build{} failed ({status})",
+            cross
+                .map(|p| format!(" for {}", p.rust_target))
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// Every chosen platform's binary of a circuit: read, stripped of debug
+/// info (unless `--keep-debug`) and checked against the host's exports.
+fn collect_binaries(
+    c: &Circuit,
+    host_lib: &Path,
+    platforms: &[Platform],
+    host: Platform,
+    target_dir: &Path,
+    profile: &str,
+    args: &Args,
+) -> Result<Vec<Binary>> {
+    let host_bytes =
+        std::fs::read(host_lib).with_context(|| format!("reading {}", host_lib.display()))?;
+    let host_exports = binary::fmi_exports(&host_bytes)
+        .with_context(|| format!("reading {}", host_lib.display()))?;
+    let mut binaries = Vec::new();
+    for &p in platforms {
+        let lib = if p == host {
+            host_lib.to_path_buf()
+        } else {
+            target_dir
+                .join(p.rust_target)
+                .join(profile)
+                .join(p.library_file(&c.lib_name))
+        };
+        if !lib.exists() {
+            bail!(
+                "library {} not found (build it first, or drop --skip-build)",
+                lib.display()
+            );
+        }
+        let bytes = if args.keep_debug {
+            std::fs::read(&lib).with_context(|| format!("reading {}", lib.display()))?
+        } else {
+            let tool = if p == host { "strip" } else { p.strip };
+            strip(&lib, tool, &target_dir.join("stripped").join(p.name))?
+        };
+        binary::check(&bytes, &host_exports, p.lib_suffix == ".dll")
+            .with_context(|| format!("{} binary {}", p.name, lib.display()))?;
+        binaries.push(Binary { platform: p, bytes });
+    }
+    Ok(binaries)
+}
+
+/// The library without its debug info (`strip --strip-debug`; the symbol
+/// table stays, so profilers still name functions).
+fn strip(lib: &Path, tool: &str, scratch: &Path) -> Result<Vec<u8>> {
+    std::fs::create_dir_all(scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let out = scratch.join(lib.file_name().context("library path has no file name")?);
+    let status = Command::new(tool)
+        .arg("--strip-debug")
+        .arg("-o")
+        .arg(&out)
+        .arg(lib)
+        .status()
+        .with_context(|| format!("running {tool} (or pass --keep-debug)"))?;
+    if !status.success() {
+        bail!("{tool} --strip-debug {} failed ({status})", lib.display());
+    }
+    std::fs::read(&out).with_context(|| format!("reading {}", out.display()))
 }
 
 fn display_path(p: &Path) -> String {

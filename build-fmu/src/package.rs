@@ -6,38 +6,106 @@ use std::ffi::{CStr, c_char};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Where binaries of this host go inside an FMU, per FMI version.
-#[derive(Debug, Clone)]
+/// A platform an FMU can carry a binary for: where the binary goes inside
+/// the archive per FMI version, and how to build it with cargo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Platform {
-    /// FMI 2 platform folder (`linux64`, `win64`, `darwin64`).
+    /// FMI 3 platform tuple, also the name `--platforms` takes.
+    pub name: &'static str,
+    /// FMI 2 platform folder (`linux64`, `win64`, `darwin64`; FMI 2 names no
+    /// folder for Linux aarch64, so it gets its FMI 3 tuple, which FMI 2.0.5
+    /// recommends for platforms the standard does not name).
     pub fmi2_folder: &'static str,
-    /// FMI 3 platform tuple (`x86_64-linux`, ...).
+    /// FMI 3 platform folder (the tuple).
     pub fmi3_folder: &'static str,
     /// Shared library file name prefix (`lib` on Unix).
     pub lib_prefix: &'static str,
     /// Shared library extension with the dot.
     pub lib_suffix: &'static str,
+    /// Rust target triple.
+    pub rust_target: &'static str,
+    /// The C compiler that links for this platform when cross-building, and
+    /// the Debian package that has it.
+    pub cross_linker: (&'static str, &'static str),
+    /// The binutils `strip` for this platform's object format.
+    pub strip: &'static str,
 }
 
+/// Every platform build-fmu knows; the host is one of them, the others are
+/// cross-built when their Rust target and linker are installed.
+pub const PLATFORMS: [Platform; 3] = [
+    Platform {
+        name: "x86_64-linux",
+        fmi2_folder: "linux64",
+        fmi3_folder: "x86_64-linux",
+        lib_prefix: "lib",
+        lib_suffix: ".so",
+        rust_target: "x86_64-unknown-linux-gnu",
+        cross_linker: ("x86_64-linux-gnu-gcc", "gcc-x86-64-linux-gnu"),
+        strip: "x86_64-linux-gnu-strip",
+    },
+    Platform {
+        name: "x86_64-windows",
+        fmi2_folder: "win64",
+        fmi3_folder: "x86_64-windows",
+        lib_prefix: "",
+        lib_suffix: ".dll",
+        rust_target: "x86_64-pc-windows-gnu",
+        cross_linker: ("x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64"),
+        strip: "x86_64-w64-mingw32-strip",
+    },
+    Platform {
+        name: "aarch64-linux",
+        fmi2_folder: "aarch64-linux",
+        fmi3_folder: "aarch64-linux",
+        lib_prefix: "lib",
+        lib_suffix: ".so",
+        rust_target: "aarch64-unknown-linux-gnu",
+        cross_linker: ("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
+        strip: "aarch64-linux-gnu-strip",
+    },
+];
+
 impl Platform {
-    /// The platform this tool runs on (FMUs are built for the host).
+    /// The platform this tool runs on; its library is always built, since
+    /// the model description and documentation are read from it.
     pub fn host() -> Result<Self> {
         use std::env::consts::{ARCH, OS};
-        let p = match (ARCH, OS) {
-            ("x86_64", "linux") => ("linux64", "x86_64-linux", "lib", ".so"),
-            ("aarch64", "linux") => ("aarch64-linux", "aarch64-linux", "lib", ".so"),
-            ("x86_64", "windows") => ("win64", "x86_64-windows", "", ".dll"),
-            ("x86_64", "macos") => ("darwin64", "x86_64-darwin", "lib", ".dylib"),
-            ("aarch64", "macos") => ("darwin64", "aarch64-darwin", "lib", ".dylib"),
-            _ => bail!("unsupported host platform {ARCH}-{OS}"),
-        };
-        Ok(Platform {
-            fmi2_folder: p.0,
-            fmi3_folder: p.1,
-            lib_prefix: p.2,
-            lib_suffix: p.3,
+        let name = format!("{ARCH}-{OS}");
+        Self::named(&name).with_context(|| {
+            format!(
+                "unsupported host platform {name}: build-fmu runs on {}",
+                PLATFORMS.map(|p| p.name).join(", ")
+            )
         })
     }
+
+    /// The platform with this FMI 3 tuple.
+    pub fn named(name: &str) -> Result<Self> {
+        PLATFORMS
+            .iter()
+            .find(|p| p.name == name)
+            .copied()
+            .with_context(|| {
+                format!(
+                    "unknown platform '{name}'; known: {}",
+                    PLATFORMS.map(|p| p.name).join(", ")
+                )
+            })
+    }
+
+    /// The shared library's file name for a crate's library `lib_name`.
+    pub fn library_file(&self, lib_name: &str) -> String {
+        format!("{}{lib_name}{}", self.lib_prefix, self.lib_suffix)
+    }
+}
+
+/// One platform's binary of a circuit, ready to go into the archives.
+pub struct Binary {
+    /// Its platform.
+    pub platform: Platform,
+    /// The library's bytes (stripped of debug info unless asked not to).
+    pub bytes: Vec<u8>,
 }
 
 /// One archive written.
@@ -85,13 +153,14 @@ pub fn resource_entries(folder: &Path) -> Result<Vec<(String, Vec<u8>)>> {
     Ok(entries)
 }
 
-/// Loads the library, asks it for its artifacts and writes both archives,
-/// with the files of `resources` (the circuit crate's `resources/` folder,
-/// if it has one) under `resources/`.
+/// Loads the host library `lib`, asks it for its artifacts and writes both
+/// archives with every platform's binary of `binaries`, and the files of
+/// `resources` (the circuit crate's `resources/` folder, if it has one)
+/// under `resources/`.
 pub fn package_circuit(
     lib: &Path,
     model_identifier: &str,
-    platform: &Platform,
+    binaries: &[Binary],
     resources: &Path,
     out: &Path,
 ) -> Result<Vec<Written>> {
@@ -115,12 +184,11 @@ pub fn package_circuit(
             model_identifier
         );
     }
-    let binary = std::fs::read(lib).with_context(|| format!("reading {}", lib.display()))?;
     let resource_files = resource_entries(resources)?;
     let mut written = Vec::new();
-    for (version, xml, folder, sub) in [
-        ("FMI 2.0", &artifacts[1], platform.fmi2_folder, "fmi2"),
-        ("FMI 3.0", &artifacts[2], platform.fmi3_folder, "fmi3"),
+    for (version, xml, sub) in [
+        ("FMI 2.0", &artifacts[1], "fmi2"),
+        ("FMI 3.0", &artifacts[2], "fmi3"),
     ] {
         let parsed = parse_model_description(xml)
             .with_context(|| format!("the library's {version} model description does not parse"))?;
@@ -133,15 +201,27 @@ pub fn package_circuit(
         let dir = out.join(sub);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let path = dir.join(format!("{model_identifier}.fmu"));
-        let binary_name = format!(
-            "binaries/{folder}/{model_identifier}{}",
-            platform.lib_suffix
+        let binary_names: Vec<String> = binaries
+            .iter()
+            .map(|b| {
+                let folder = match sub {
+                    "fmi2" => b.platform.fmi2_folder,
+                    _ => b.platform.fmi3_folder,
+                };
+                format!(
+                    "binaries/{folder}/{model_identifier}{}",
+                    b.platform.lib_suffix
+                )
+            })
+            .collect();
+        let mut entries: Vec<(&str, &[u8])> = vec![("modelDescription.xml", xml.as_bytes())];
+        entries.extend(
+            binary_names
+                .iter()
+                .zip(binaries)
+                .map(|(n, b)| (n.as_str(), b.bytes.as_slice())),
         );
-        let mut entries: Vec<(&str, &[u8])> = vec![
-            ("modelDescription.xml", xml.as_bytes()),
-            (&binary_name, &binary),
-            ("documentation/index.html", artifacts[3].as_bytes()),
-        ];
+        entries.push(("documentation/index.html", artifacts[3].as_bytes()));
         entries.extend(
             resource_files
                 .iter()
