@@ -85,8 +85,14 @@ system_packages() {
         || need+=(libtbb12)
     # valgrind for the reliability suite's memcheck runs.
     have_file /usr/bin/valgrind || need+=(valgrind)
+    # Cross linkers for the Windows x86_64 and Linux aarch64 binaries in the
+    # FMUs, and wine64 / qemu-aarch64 to run them (the cross-platform stage).
+    have_file /usr/bin/x86_64-w64-mingw32-gcc || need+=(gcc-mingw-w64-x86-64)
+    have_file /usr/bin/aarch64-linux-gnu-gcc || need+=(gcc-aarch64-linux-gnu)
+    have_file /usr/lib/wine/wine64 /usr/bin/wine64 || need+=(wine64)
+    have_file /usr/bin/qemu-aarch64 || need+=(qemu-user)
     if [ ${#need[@]} -eq 0 ]; then
-        echo "all present: libclang, gcc, libtbb12, valgrind"
+        echo "all present: libclang, gcc, libtbb12, valgrind, MinGW-w64 and aarch64 gcc, wine64, qemu-user"
         return 0
     fi
     if [ "$(id -u)" != 0 ]; then
@@ -97,8 +103,29 @@ system_packages() {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 }
 
+# The Rust standard libraries of the cross targets (build-fmu skips a
+# platform whose target is missing, and the cross-platform stage then fails).
+rust_targets() {
+    local targets=(x86_64-pc-windows-gnu aarch64-unknown-linux-gnu) missing=() t
+    local sysroot
+    sysroot=$(rustc --print sysroot) || return 1
+    for t in "${targets[@]}"; do
+        [ -d "$sysroot/lib/rustlib/$t" ] || missing+=("$t")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        echo "installed: ${targets[*]}"
+        return 0
+    fi
+    if ! command -v rustup >/dev/null; then
+        echo "missing Rust targets ${missing[*]} and no rustup to add them" >&2
+        return 1
+    fi
+    rustup target add "${missing[@]}"
+}
+
 build_all() {
-    cargo run --release --quiet -p build-fmu && cargo build --release --quiet -p validation --bins
+    cargo run --release --quiet -p build-fmu && cargo build --release --quiet -p validation --bins \
+        && cargo build --release --quiet -p fmu-tests --bin cross-platform
 }
 
 # The hostile master on every built FMU (both FMI versions): odd values,
@@ -123,6 +150,7 @@ lints() {
 }
 
 run_stage setup "system packages" system_packages
+run_stage setup "rust targets" rust_targets
 run_stage setup "python venv" bash validation/python/setup-venv.sh
 run_stage setup "build" build_all
 run_stage test "reliability" reliability
@@ -138,6 +166,9 @@ run_stage test "validation harness" env VALIDATION_SKIP_BUILD=1 \
 run_stage test "validation harness fixed-cost" env VALIDATION_SKIP_BUILD=1 \
     bash validation/python/harness/run-validation.sh --solver-mode fixed \
     --master fmi-rs --master fmpy --skip-checkers --no-plots --out target/validation-fixed-cost
+# Every FMU's Windows x86_64 and Linux aarch64 binaries run (plan_master
+# under wine64 and qemu-aarch64) and compared with Linux x86_64.
+run_stage test "cross platforms" target/release/cross-platform
 run_stage test "python tests" "$venv/bin/python" -m pytest -q \
     --junitxml="$logs/pytest.xml" validation/python/tests tests/python
 
@@ -152,10 +183,10 @@ if [ -f "$logs/rust-tests.log" ]; then
     # a test binary that did not compile reports no result line
     if grep -q '^error: could not compile' "$logs/rust-tests.log"; then add_counts 0 1; fi
 fi
-for name in reliability reference-checks validation-harness validation-harness-fixed-cost; do
+for name in reliability reference-checks validation-harness validation-harness-fixed-cost cross-platforms; do
     [ -f "$logs/$name.log" ] || continue
     # each prints "<what>: N passed, N failed" as its last count line
-    line=$(sed -n 's/^\(reliability\|reference checks\|verdicts\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) rejected\)\{0,1\}.*/\2 \3 \5/p' \
+    line=$(sed -n 's/^\(reliability\|reference checks\|verdicts\|cross-platform runs\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) rejected\)\{0,1\}.*/\2 \3 \5/p' \
         "$logs/$name.log" | tail -n 1)
     if [ -n "$line" ]; then
         read -r p f r <<< "$line"

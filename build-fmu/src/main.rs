@@ -409,3 +409,42 @@ fn display_path(p: &Path) -> String {
         .display()
         .to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_platform_without_its_rust_target_is_skipped_with_the_command_to_add_it() {
+        let host = Platform::host().unwrap();
+        let sysroot = tempfile::tempdir().unwrap();
+        for p in PLATFORMS {
+            let why = unbuildable(p, host, Some(sysroot.path()));
+            if p == host {
+                assert_eq!(why, None, "the host is always buildable");
+            } else {
+                let why = why.expect("no rustlib folder in the sysroot");
+                assert!(
+                    why.contains(&format!("rustup target add {}", p.rust_target)),
+                    "{why}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_platform_names_are_refused_with_the_known_ones() {
+        let err = choose_platforms(&["x86_64-plan9".into()], Platform::host().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown platform 'x86_64-plan9'"), "{err}");
+        assert!(err.contains("aarch64-linux"), "{err}");
+    }
+
+    #[test]
+    fn the_host_alone_can_always_be_chosen() {
+        let host = Platform::host().unwrap();
+        let chosen = choose_platforms(&[host.name.to_string()], host).unwrap();
+        assert_eq!(chosen, vec![host]);
+    }
+}
