@@ -9,7 +9,9 @@
 # the C header check), the reliability suite (a hostile master on every FMU's
 # C API, with valgrind), the reference checks, the validation harness (every
 # FMU in every FMI master, report in target/validation/; again with the
-# fixed-cost integrator in two masters, target/validation-fixed-cost/) and the Python
+# fixed-cost integrator in two masters, target/validation-fixed-cost/), the
+# cross-platform runs (every FMU's Windows and aarch64 binaries under wine64
+# and qemu-aarch64, against Linux x86_64) and the Python
 # suites (FMPy, fmpy validate, fmutool -check, the harness's own tests, the
 # sweep tool on a 2-worker local Dask cluster and on a scheduler by address).
 #
