@@ -21,6 +21,7 @@ use std::process::Command;
 use std::time::Instant;
 
 mod binary;
+mod icons;
 mod package;
 
 use package::{Binary, PLATFORMS, Platform};

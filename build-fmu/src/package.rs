@@ -1,7 +1,7 @@
 //! Packaging one built circuit library into FMI 2.0 and FMI 3.0 archives.
 
 use anyhow::{Context, Result, bail};
-use model_description::parse_model_description;
+use model_description::{parse_model_description, parse_terminals};
 use std::ffi::{CStr, c_char};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -121,6 +121,8 @@ pub struct Written {
 }
 
 const ERROR: i32 = 4;
+/// `fluidfmu_artifact` kind of the FMI 3 terminalsAndIcons.xml.
+const TERMINALS_XML: i32 = 5;
 
 /// The files under `folder` (recursively, sorted) as `resources/<relative
 /// path>` archive entries; none when the folder does not exist.
@@ -185,6 +187,11 @@ pub fn package_circuit(
         );
     }
     let resource_files = resource_entries(resources)?;
+    // FMI 3 only: the terminals and the icons.
+    let terminals_xml = &artifacts[TERMINALS_XML as usize];
+    let terminals = parse_terminals(terminals_xml)
+        .context("the library's terminalsAndIcons.xml does not parse")?;
+    let icon_files = crate::icons::files(model_identifier, &terminals)?;
     let mut written = Vec::new();
     for (version, xml, sub) in [
         ("FMI 2.0", &artifacts[1], "fmi2"),
@@ -222,6 +229,13 @@ pub fn package_circuit(
                 .map(|(n, b)| (n.as_str(), b.bytes.as_slice())),
         );
         entries.push(("documentation/index.html", artifacts[3].as_bytes()));
+        if sub == "fmi3" {
+            entries.push((
+                "terminalsAndIcons/terminalsAndIcons.xml",
+                terminals_xml.as_bytes(),
+            ));
+            entries.extend(icon_files.iter().map(|(n, d)| (n.as_str(), d.as_slice())));
+        }
         entries.extend(
             resource_files
                 .iter()
@@ -239,7 +253,7 @@ pub fn package_circuit(
     Ok(written)
 }
 
-/// Calls `fluidfmu_artifact(kind)` for kinds 0..=4 of a freshly loaded library.
+/// Calls `fluidfmu_artifact(kind)` for kinds 0..=5 of a freshly loaded library.
 fn read_artifacts(lib: &Path) -> Result<Vec<String>> {
     // SAFETY: loading one of this workspace's own circuit libraries, whose
     // initialisers do nothing but set up Rust statics.
@@ -255,7 +269,7 @@ fn read_artifacts(lib: &Path) -> Result<Vec<String>> {
             )
         })?;
     let mut out = Vec::new();
-    for kind in 0..=ERROR {
+    for kind in 0..=TERMINALS_XML {
         // SAFETY: returns a pointer to a NUL-terminated string owned by the
         // library (a static), valid while the library stays loaded.
         let ptr = unsafe { artifact(kind) };

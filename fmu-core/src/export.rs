@@ -20,11 +20,13 @@ pub mod artifact {
     pub const DOCUMENTATION_HTML: i32 = 3;
     /// Why the model is inconsistent (empty when it is fine).
     pub const ERROR: i32 = 4;
+    /// The FMI 3.0 `terminalsAndIcons/terminalsAndIcons.xml`.
+    pub const TERMINALS_XML: i32 = 5;
 }
 
 /// The artifacts of one model, built once per loaded library.
 pub struct Artifacts {
-    texts: [std::ffi::CString; 5],
+    texts: [std::ffi::CString; 6],
 }
 
 impl Artifacts {
@@ -39,6 +41,7 @@ impl Artifacts {
                     c(desc.to_fmi3_xml()),
                     c(desc.documentation_html()),
                     c(String::new()),
+                    c(desc.to_terminals_xml()),
                 ],
             },
             Err(e) => Artifacts {
@@ -48,6 +51,7 @@ impl Artifacts {
                     c(String::new()),
                     c(String::new()),
                     c(e),
+                    c(String::new()),
                 ],
             },
         }
@@ -68,7 +72,8 @@ impl Artifacts {
 macro_rules! export_fmu {
     ($model:ty) => {
         /// Build artifacts for the packaging tool: 0 model identifier,
-        /// 1 FMI 2 XML, 2 FMI 3 XML, 3 documentation HTML, 4 error text.
+        /// 1 FMI 2 XML, 2 FMI 3 XML, 3 documentation HTML, 4 error text,
+        /// 5 FMI 3 terminalsAndIcons.xml.
         #[unsafe(no_mangle)]
         pub extern "C" fn fluidfmu_artifact(kind: i32) -> *const ::std::ffi::c_char {
             static ARTIFACTS: ::std::sync::OnceLock<$crate::export::Artifacts> =

@@ -426,7 +426,8 @@ pub fn checked_description<M: Model<NX>, const NX: usize>() -> Result<ModelDescr
         )
     };
     check_model_table::<M>()?;
-    let desc = full_description::<M>();
+    let mut desc = full_description::<M>();
+    desc.terminals = M::terminals();
     desc.validate().map_err(|e| e.to_string())?;
     Ok(desc)
 }

@@ -252,6 +252,14 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
         &[]
     }
 
+    /// The circuit's FMI 3 terminals (hydraulic ports, flanges), written to
+    /// `terminalsAndIcons/terminalsAndIcons.xml`; none by default. Their
+    /// members must name variables of the table (checked with the model
+    /// description).
+    fn terminals() -> Vec<model_description::Terminal> {
+        Vec::new()
+    }
+
     /// The analytic partial derivative of output `output` (its index,
     /// `output::name`) with respect to `wrt`; `None` makes fmu-core use
     /// central finite differences.
@@ -420,6 +428,7 @@ pub fn full_description<M: Table>() -> ModelDescription {
         documentation: Documentation {
             page_markdown: info.documentation.into(),
         },
+        terminals: Vec::new(),
     }
 }
 

@@ -13,6 +13,7 @@ mod fmi2;
 mod fmi3;
 pub mod model;
 pub mod read;
+pub mod terminals;
 mod token;
 pub mod units;
 pub mod validate;
@@ -25,6 +26,10 @@ pub use model::*;
 pub use read::{
     ParseError, ParsedDescription, ParsedDisplayUnit, ParsedExperiment, ParsedType, ParsedUnit,
     ParsedUnknown, ParsedVariable, parse_model_description,
+};
+pub use terminals::{
+    FLANGE, HYDRAULIC_PORT, MemberKind, ParsedTerminal, Side, Terminal, TerminalMember,
+    parse_terminals,
 };
 pub use units::{BaseUnit, DisplayUnit, UNITS, Unit, find_unit};
 pub use validate::ValidationError;

@@ -478,6 +478,8 @@ pub struct ModelDescription {
     pub capabilities: Capabilities,
     /// Human documentation.
     pub documentation: Documentation,
+    /// FMI 3 terminals (`terminalsAndIcons.xml`); empty for none.
+    pub terminals: Vec<crate::terminals::Terminal>,
 }
 
 impl ModelDescription {

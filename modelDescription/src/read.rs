@@ -227,37 +227,40 @@ impl ParsedDescription {
 
 /// A minimal element tree: names, attributes (unescaped) and children.
 #[derive(Debug)]
-struct Node {
-    name: String,
+pub(crate) struct Node {
+    pub(crate) name: String,
     attrs: Vec<(String, String)>,
     children: Vec<Node>,
 }
 
 impl Node {
-    fn attr(&self, key: &str) -> Option<&str> {
+    pub(crate) fn attr(&self, key: &str) -> Option<&str> {
         self.attrs
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     }
 
-    fn child(&self, name: &str) -> Option<&Node> {
+    pub(crate) fn child(&self, name: &str) -> Option<&Node> {
         self.children.iter().find(|c| c.name == name)
     }
 
-    fn children_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Node> + 'a {
+    pub(crate) fn children_named<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a Node> + 'a {
         self.children.iter().filter(move |c| c.name == name)
     }
 
     /// A label for messages: the element name, with `name="..."` if present.
-    fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self.attr("name") {
             Some(n) => format!("{} name=\"{n}\"", self.name),
             None => self.name.clone(),
         }
     }
 
-    fn required(&self, key: &str) -> Result<&str, ParseError> {
+    pub(crate) fn required(&self, key: &str) -> Result<&str, ParseError> {
         self.attr(key).ok_or_else(|| ParseError::MissingAttribute {
             element: self.label(),
             attribute: key.to_owned(),
@@ -339,7 +342,7 @@ fn attributes_of(e: &BytesStart<'_>, position: u64) -> Result<Vec<(String, Strin
 }
 
 /// Parses the whole document into a [`Node`] tree and returns the root.
-fn parse_tree(xml: &str) -> Result<Node, ParseError> {
+pub(crate) fn parse_tree(xml: &str) -> Result<Node, ParseError> {
     let mut reader = Reader::from_str(xml);
     let mut stack: Vec<Node> = Vec::new();
     let mut root: Option<Node> = None;

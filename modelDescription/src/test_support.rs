@@ -134,5 +134,6 @@ pub(crate) fn sample() -> ModelDescription {
                             | a | b |\n|---|---|\n| 1 < 2 | x |\n"
                 .into(),
         },
+        terminals: Vec::new(),
     }
 }

@@ -110,6 +110,7 @@ impl ModelDescription {
         self.check_independent(&mut problems);
         self.check_default_experiment(&mut problems);
         self.check_log_categories(&mut problems);
+        self.check_terminals(&mut problems);
         if problems.is_empty() {
             Ok(())
         } else {

@@ -68,6 +68,18 @@ pub struct FourBarActuator {
 }
 
 impl Model<NX> for FourBarActuator {
+    fn terminals() -> Vec<fmu_core::model_description::Terminal> {
+        use fmu_core::model_description::{Side, Terminal};
+        vec![Terminal::flange(
+            "rod",
+            "Cylinder pins: length s and extension rate s_dot from the mechanism, force F_h on the linkage",
+            "s",
+            "s_dot",
+            "F_h",
+            Side::Top,
+        )]
+    }
+
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         Ok(FourBarActuator {
             actuator: p.hydraulics.actuator(&p.curves)?,

@@ -60,6 +60,18 @@ pub struct FourBarMechanism {
 }
 
 impl Model<NX> for FourBarMechanism {
+    fn terminals() -> Vec<fmu_core::model_description::Terminal> {
+        use fmu_core::model_description::{Side, Terminal};
+        vec![Terminal::flange(
+            "rod",
+            "Cylinder pins: length s and extension rate s_dot of the linkage, cylinder force F on it",
+            "s",
+            "s_dot",
+            "F",
+            Side::Bottom,
+        )]
+    }
+
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         Ok(FourBarMechanism {
             linkage: p.linkage.linkage(p.s0)?,

@@ -123,6 +123,28 @@ impl<const FORM: u8> Model<NX> for HoseModel<FORM>
 where
     HoseModel<FORM>: FormTable,
 {
+    fn terminals() -> Vec<fmu_core::model_description::Terminal> {
+        use fmu_core::model_description::{Side, Terminal};
+        vec![
+            Terminal::hydraulic_port(
+                "port_1",
+                "Inlet: pressure p1 and inflow Q1",
+                "p1",
+                "Q1",
+                true,
+                Side::Left,
+            ),
+            Terminal::hydraulic_port(
+                "port_2",
+                "Outlet: pressure p2 and outflow Q2",
+                "p2",
+                "Q2",
+                false,
+                Side::Right,
+            ),
+        ]
+    }
+
     fn configure(p: &Self::Params, _context: &Context) -> Result<Self, String> {
         let n = Self::hose(p).n;
         if !(1..=MAX_SEGMENTS as i32).contains(&n) {

@@ -70,6 +70,18 @@ pub struct LiftActuator {
 }
 
 impl Model<NX> for LiftActuator {
+    fn terminals() -> Vec<fmu_core::model_description::Terminal> {
+        use fmu_core::model_description::{Side, Terminal};
+        vec![Terminal::flange(
+            "load",
+            "Piston rod: position x_p and velocity v_p, external force F_ext on it (besides the load's weight)",
+            "x_p",
+            "v_p",
+            "F_ext",
+            Side::Top,
+        )]
+    }
+
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         let drive = LiftDrive::new(&p.valve, &p.cylinder)?;
         let piston = Piston::new(&p.piston, p.cylinder.stroke)?;

@@ -59,6 +59,18 @@ pub struct LiftHydraulics {
 }
 
 impl Model<NX> for LiftHydraulics {
+    fn terminals() -> Vec<fmu_core::model_description::Terminal> {
+        use fmu_core::model_description::{Side, Terminal};
+        vec![Terminal::flange(
+            "rod",
+            "Piston rod: position x_p and velocity v_p from the mechanism, hydraulic force F on it",
+            "x_p",
+            "v_p",
+            "F",
+            Side::Top,
+        )]
+    }
+
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         Ok(LiftHydraulics {
             drive: LiftDrive::new(&p.valve, &p.cylinder)?,

@@ -110,6 +110,28 @@ impl OrificeChain {
 }
 
 impl Model<NX> for OrificeChain {
+    fn terminals() -> Vec<fmu_core::model_description::Terminal> {
+        use fmu_core::model_description::{Side, Terminal};
+        vec![
+            Terminal::hydraulic_port(
+                "P",
+                "Supply port: the supply pressure ps and the flow Q1 drawn from it",
+                "ps",
+                "Q1",
+                true,
+                Side::Left,
+            ),
+            Terminal::hydraulic_port(
+                "T",
+                "Tank port: the tank pressure pt and the flow Q3 returned to it",
+                "pt",
+                "Q3",
+                false,
+                Side::Right,
+            ),
+        ]
+    }
+
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         let orifice = |d: f64| Orifice::circular(p.Cd, d, p.rho, p.p_tr);
         let fluid = BulkModulus {

@@ -46,6 +46,18 @@ pub struct SlidingMass {
 }
 
 impl Model<NX> for SlidingMass {
+    fn terminals() -> Vec<fmu_core::model_description::Terminal> {
+        use fmu_core::model_description::{Side, Terminal};
+        vec![Terminal::flange(
+            "rod",
+            "Mass: its position x and velocity v, the driving force F on it",
+            "x",
+            "v",
+            "F",
+            Side::Bottom,
+        )]
+    }
+
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         Ok(SlidingMass {
             carriage: p.mass.carriage(p.Sc)?,

@@ -47,6 +47,8 @@ fmu_core::circuit! {
         Q3: ["m3/s" => "L/min"];
         /// Spool signal
         Us: ["V"] = x[state::drive.index(DriveStates::Us)];
+        /// Flow from the valve to the tank (Q3 - Q1 + Q2: the valve holds no volume)
+        QT: ["m3/s" => "L/min"];
     }
     parameters Params {}
     groups {
@@ -64,6 +66,36 @@ pub struct ValveActuator {
 }
 
 impl Model<NX> for ValveActuator {
+    fn terminals() -> Vec<fmu_core::model_description::Terminal> {
+        use fmu_core::model_description::{Side, Terminal};
+        vec![
+            Terminal::hydraulic_port(
+                "P",
+                "Supply port: the pump pressure ps and the flow Qv the compensator draws",
+                "ps",
+                "Qv",
+                true,
+                Side::Bottom,
+            ),
+            Terminal::hydraulic_port(
+                "T",
+                "Tank port: the tank pressure pt and the flow QT the valve returns",
+                "pt",
+                "QT",
+                false,
+                Side::Bottom,
+            ),
+            Terminal::flange(
+                "rod",
+                "Rod: position x and velocity v from the mechanism, cylinder force F on it",
+                "x",
+                "v",
+                "F",
+                Side::Top,
+            ),
+        ]
+    }
+
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         let drive = p.hydraulics.drive()?;
         let clamps = [drive.throttle_clamp(state::drive.index(DriveStates::K))];
@@ -121,6 +153,7 @@ impl Model<NX> for ValveActuator {
         out.Q1 = d.q1;
         out.Q2 = d.q2;
         out.Q3 = d.q3;
+        out.QT = d.q3 - d.q1 + d.q2;
     }
 
     /// The force depends on the chamber pressures only (no feedthrough).

@@ -53,6 +53,8 @@ fmu_core::circuit! {
         F_mu: ["N"];
         /// Spool signal (proportional to the spool displacement)
         Us: ["V"] = x[state::drive.index(DriveStates::Us)];
+        /// Flow from the valve to the tank (Q3 - Q1 + Q2: the valve holds no volume)
+        QT: ["m3/s" => "L/min"];
     }
     parameters Params {}
     groups {
@@ -73,6 +75,28 @@ pub struct ValveCylinder {
 }
 
 impl Model<NX> for ValveCylinder {
+    fn terminals() -> Vec<fmu_core::model_description::Terminal> {
+        use fmu_core::model_description::{Side, Terminal};
+        vec![
+            Terminal::hydraulic_port(
+                "P",
+                "Supply port: the pump pressure ps and the flow Qv the compensator draws",
+                "ps",
+                "Qv",
+                true,
+                Side::Bottom,
+            ),
+            Terminal::hydraulic_port(
+                "T",
+                "Tank port: the tank pressure pt and the flow QT the valve returns",
+                "pt",
+                "QT",
+                false,
+                Side::Bottom,
+            ),
+        ]
+    }
+
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         let drive = p.hydraulics.drive()?;
         let carriage = p.mass.carriage(p.hydraulics.Sc)?;
@@ -163,6 +187,7 @@ impl Model<NX> for ValveCylinder {
         out.Q1 = d.q1;
         out.Q2 = d.q2;
         out.Q3 = d.q3;
+        out.QT = d.q3 - d.q1 + d.q2;
         out.F_mu = self.carriage.eval(&c, self.drive.force(&s)).friction;
     }
 }
