@@ -23,6 +23,7 @@ use std::time::Instant;
 mod binary;
 mod icons;
 mod package;
+mod ssp;
 
 use package::{Binary, PLATFORMS, Platform};
 
@@ -226,6 +227,21 @@ fn main() -> Result<()> {
             "{} model(s) failed: {}",
             failures.len(),
             failures.join(", ")
+        );
+    }
+    // The coupled set-ups whose models were all built, as SSP archives.
+    let built: Vec<String> = circuits
+        .iter()
+        .map(|c| c.model_identifier.clone())
+        .collect();
+    for setup in ssp::SETUPS.iter().filter(|s| s.uses_only(&built)) {
+        let path = ssp::write(setup, &args.out.join("fmi2"), &args.out.join("ssp"))
+            .with_context(|| format!("writing the SSP of {}", setup.name))?;
+        println!(
+            "SSP {:<34} -> {} ({:.0} kB)",
+            setup.name,
+            path.display(),
+            std::fs::metadata(&path)?.len() as f64 / 1024.0
         );
     }
     println!(
