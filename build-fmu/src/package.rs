@@ -286,7 +286,9 @@ fn read_artifacts(lib: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
-fn write_zip(path: &Path, entries: &[(&str, &[u8])]) -> Result<()> {
+/// Writes a zip archive of `entries` (name, bytes), deflated, through a
+/// `.part` file renamed at the end so a failed write leaves no archive.
+pub fn write_zip(path: &Path, entries: &[(&str, &[u8])]) -> Result<()> {
     let tmp = path.with_extension("fmu.part");
     let file =
         std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;

@@ -279,24 +279,13 @@ pub fn write(setup: &Setup, fmi2_dir: &Path, out: &Path) -> Result<PathBuf> {
 
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let path = out.join(format!("{}.ssp", setup.name));
-    let tmp = path.with_extension("ssp.part");
-    let file =
-        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    let mut zip = zip::ZipWriter::new(file);
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .unix_permissions(0o644);
-    use std::io::Write as _;
-    zip.start_file("SystemStructure.ssd", options)?;
-    zip.write_all(ssd.as_bytes())?;
-    // The FMUs are zip archives already: stored, not compressed again.
-    let stored = options.compression_method(zip::CompressionMethod::Stored);
-    for (_, model, fmu, _) in &fmus {
-        zip.start_file(format!("resources/{model}.fmu"), stored)?;
-        zip.write_all(&std::fs::read(fmu)?)?;
-    }
-    zip.finish()?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+    let files: Vec<(String, Vec<u8>)> = fmus
+        .iter()
+        .map(|(_, model, fmu, _)| Ok((format!("resources/{model}.fmu"), std::fs::read(fmu)?)))
+        .collect::<Result<_>>()?;
+    let mut entries: Vec<(&str, &[u8])> = vec![("SystemStructure.ssd", ssd.as_bytes())];
+    entries.extend(files.iter().map(|(n, d)| (n.as_str(), d.as_slice())));
+    crate::package::write_zip(&path, &entries)?;
     Ok(path)
 }
 

@@ -86,6 +86,22 @@ class Cosim:
         assert self.ex.step(1), "libcosim step failed"
 
 
+def cosim_columns(csv_path: Path, label: str, signals):
+    """The columns `<signal> <label> [<unit>]` of a co-simulation tool's CSV."""
+    with csv_path.open() as f:
+        rows = list(csv.reader(f))
+    header = rows[0]
+    table = np.array([[float(x) for x in r] for r in rows[1:]])
+    return np.column_stack([table[:, header.index(f"{s} {label} [{u}]")] for s, u in signals])
+
+
+def run_tool(name: str, args: list[str]):
+    tool = REPO / "target" / "release" / name
+    if not tool.exists():
+        pytest.fail(f"{tool} missing: run `cargo build --release -p validation --bins`")
+    subprocess.run([str(tool), *args, "--no-plot"], check=True, capture_output=True)
+
+
 def scenario_input(model: str, scenario: str):
     rows = list(csv.reader((REPO / "validation" / "scenarios" / model / scenario / f"{model}_in.csv").open()))
     data = np.array([[float(x) for x in r] for r in rows[1:]])
@@ -109,22 +125,10 @@ def test_valve_actuator_sliding_mass_in_libcosim_matches_the_project_cosimulatio
     got = np.array(got)
 
     # The project's own co-simulation of the same set-up (Jacobi at 1 ms).
-    tool = REPO / "target" / "release" / "cosim-valve-actuator"
-    if not tool.exists():
-        pytest.fail(f"{tool} missing: run `cargo build --release -p validation --bins`")
-    subprocess.run(
-        [str(tool), "--scenario", "repeatable", "--step", "1e-3", "--no-plot", "--out", str(tmp_path)],
-        check=True,
-        capture_output=True,
-    )
-    with (tmp_path / "repeatable.csv").open() as f:
-        rows = list(csv.reader(f))
-    header = rows[0]
-    table = np.array([[float(x) for x in r] for r in rows[1:]])
-    ours = np.column_stack([table[:, header.index(f"{s} coupled 1e-3 s [{u}]")] for s, u in
-                            [("x", "m"), ("v", "m/s"), ("p1", "Pa"), ("p2", "Pa"), ("pv", "Pa")]])
-    mono = np.column_stack([table[:, header.index(f"{s} monolithic [{u}]")] for s, u in
-                            [("x", "m"), ("v", "m/s"), ("p1", "Pa"), ("p2", "Pa"), ("pv", "Pa")]])
+    run_tool("cosim-valve-actuator", ["--scenario", "repeatable", "--step", "1e-3", "--out", str(tmp_path)])
+    signals = [("x", "m"), ("v", "m/s"), ("p1", "Pa"), ("p2", "Pa"), ("pv", "Pa")]
+    ours = cosim_columns(tmp_path / "repeatable.csv", "coupled 1e-3 s", signals)
+    mono = cosim_columns(tmp_path / "repeatable.csv", "monolithic", signals)
     assert got.shape == ours.shape, (got.shape, ours.shape)
     # libcosim's observer reports values from the first step on: compare
     # from the first sample after t = 0.
@@ -148,21 +152,10 @@ def test_four_bar_in_libcosim_follows_the_monolithic_model_within_the_coupling_e
     differ by a coupling error of their own: both must stay as close to the
     monolithic FourBar as the project reports for its co-simulation."""
     step, stop = 1e-3, 5.0
-    tool = REPO / "target" / "release" / "cosim-four-bar"
-    if not tool.exists():
-        pytest.fail(f"{tool} missing: run `cargo build --release -p validation --bins`")
-    subprocess.run(
-        [str(tool), "--case", "linear", "--step", "1e-3", "--no-plot", "--out", str(tmp_path)],
-        check=True,
-        capture_output=True,
-    )
-    with (tmp_path / "four_bar_linear.csv").open() as f:
-        rows = list(csv.reader(f))
-    header = rows[0]
-    table = np.array([[float(x) for x in r] for r in rows[1:]])
+    run_tool("cosim-four-bar", ["--case", "linear", "--step", "1e-3", "--out", str(tmp_path)])
     signals = [("theta", "rad"), ("s", "m"), ("pp", "Pa"), ("p1", "Pa"), ("p2", "Pa"), ("F_h", "N")]
-    mono = np.column_stack([table[:, header.index(f"{s} monolithic 1e-3 s [{u}]")] for s, u in signals])
-    ours = np.column_stack([table[:, header.index(f"{s} coupled 1e-3 s [{u}]")] for s, u in signals])
+    mono = cosim_columns(tmp_path / "four_bar_linear.csv", "monolithic 1e-3 s", signals)
+    ours = cosim_columns(tmp_path / "four_bar_linear.csv", "coupled 1e-3 s", signals)
 
     hold = 0.01  # the tool's valve command: 10 sin(0.4 pi t) V, sampled mid-interval and held 10 ms
     u = lambda t: 10.0 * np.sin(0.4 * np.pi * (np.floor(t / hold + 1e-9) * hold + 0.5 * hold))  # noqa: E731

@@ -93,6 +93,34 @@ pub fn dist_fmu_path(version: FmiVersion, model: &str) -> PathBuf {
         .join(format!("{model}.fmu"))
 }
 
+/// The FMUs in `<dist>/<fmi2|fmi3>/`, as (model identifier, path), sorted
+/// by path; an error that says how to build them when the folder is missing.
+pub fn dist_fmus(dist: &Path, version: FmiVersion) -> Result<Vec<(String, PathBuf)>> {
+    let folder = dist.join(version.dist_folder());
+    let mut fmus: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .with_context(|| {
+            format!(
+                "no FMUs in {} (run `{BUILD_COMMAND}` first)",
+                folder.display()
+            )
+        })?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fmu"))
+        .collect();
+    fmus.sort();
+    Ok(fmus
+        .into_iter()
+        .map(|p| {
+            let model = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (model, p)
+        })
+        .collect())
+}
+
 /// The built FMU of `model`, or a panic that says how to build it. The
 /// end-to-end tests must never pass silently without an FMU to test.
 pub fn require_fmu(version: FmiVersion, model: &str) -> PathBuf {

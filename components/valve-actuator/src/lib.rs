@@ -68,32 +68,16 @@ pub struct ValveActuator {
 impl Model<NX> for ValveActuator {
     fn terminals() -> Vec<fmu_core::model_description::Terminal> {
         use fmu_core::model_description::{Side, Terminal};
-        vec![
-            Terminal::hydraulic_port(
-                "P",
-                "Supply port: the pump pressure ps and the flow Qv the compensator draws",
-                "ps",
-                "Qv",
-                true,
-                Side::Bottom,
-            ),
-            Terminal::hydraulic_port(
-                "T",
-                "Tank port: the tank pressure pt and the flow QT the valve returns",
-                "pt",
-                "QT",
-                false,
-                Side::Bottom,
-            ),
-            Terminal::flange(
-                "rod",
-                "Rod: position x and velocity v from the mechanism, cylinder force F on it",
-                "x",
-                "v",
-                "F",
-                Side::Top,
-            ),
-        ]
+        let mut terminals = valve_drive::supply_and_tank_ports();
+        terminals.push(Terminal::flange(
+            "rod",
+            "Rod: position x and velocity v from the mechanism, cylinder force F on it",
+            "x",
+            "v",
+            "F",
+            Side::Top,
+        ));
+        terminals
     }
 
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {

@@ -76,25 +76,7 @@ pub struct ValveCylinder {
 
 impl Model<NX> for ValveCylinder {
     fn terminals() -> Vec<fmu_core::model_description::Terminal> {
-        use fmu_core::model_description::{Side, Terminal};
-        vec![
-            Terminal::hydraulic_port(
-                "P",
-                "Supply port: the pump pressure ps and the flow Qv the compensator draws",
-                "ps",
-                "Qv",
-                true,
-                Side::Bottom,
-            ),
-            Terminal::hydraulic_port(
-                "T",
-                "Tank port: the tank pressure pt and the flow QT the valve returns",
-                "pt",
-                "QT",
-                false,
-                Side::Bottom,
-            ),
-        ]
+        valve_drive::supply_and_tank_ports()
     }
 
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {

@@ -12,3 +12,29 @@ pub mod params;
 pub use carriage::{Carriage, CarriageEval, CarriageState, CarriageStates};
 pub use drive::{DriveEval, DriveState, DriveStates, SmallVolume, ValveDrive};
 pub use params::{CarriageParams, DriveParams};
+
+use fmu_core::model_description::{Side, Terminal};
+
+/// The drive's supply and tank ports (FMI 3 terminals), the same in every
+/// FMU that holds the drive: `P` (`ps`, the compensator's inflow `Qv`) and
+/// `T` (`pt`, the valve's return flow `QT`), under the icon.
+pub fn supply_and_tank_ports() -> Vec<Terminal> {
+    vec![
+        Terminal::hydraulic_port(
+            "P",
+            "Supply port: the pump pressure ps and the flow Qv the compensator draws",
+            "ps",
+            "Qv",
+            true,
+            Side::Bottom,
+        ),
+        Terminal::hydraulic_port(
+            "T",
+            "Tank port: the tank pressure pt and the flow QT the valve returns",
+            "pt",
+            "QT",
+            false,
+            Side::Bottom,
+        ),
+    ]
+}

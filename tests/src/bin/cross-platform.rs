@@ -15,10 +15,12 @@
 
 use anyhow::{Context, Result, bail, ensure};
 use clap::Parser;
-use fmu_tests::{FmiVersion, official_function_names, official_header_dir, workspace_root};
+use fmu_tests::{
+    FmiVersion, dist_fmus, extract_fmu, official_function_names, official_header_dir,
+    workspace_root,
+};
 use model_description::{ParsedDescription, ParsedType, parse_model_description};
 use std::fmt::Write as _;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -204,13 +206,9 @@ fn unpack(fmu: &Path, dir: &Path) -> Result<ParsedDescription> {
     if dir.exists() {
         std::fs::remove_dir_all(dir)?;
     }
-    std::fs::create_dir_all(dir)?;
-    let file = std::fs::File::open(fmu).with_context(|| format!("opening {}", fmu.display()))?;
-    let mut zip = zip::ZipArchive::new(file)?;
-    zip.extract(dir)
-        .with_context(|| format!("unpacking {}", fmu.display()))?;
-    let mut xml = String::new();
-    std::fs::File::open(dir.join("modelDescription.xml"))?.read_to_string(&mut xml)?;
+    extract_fmu(fmu, dir)?;
+    let xml = std::fs::read_to_string(dir.join("modelDescription.xml"))
+        .with_context(|| format!("{} has no modelDescription.xml", fmu.display()))?;
     Ok(parse_model_description(&xml)?)
 }
 
@@ -468,21 +466,7 @@ fn main() -> Result<()> {
     // The FMUs and their scenarios.
     let mut cases = Vec::new();
     for version in FmiVersion::ALL {
-        let dist = root.join("dist").join(version.dist_folder());
-        let mut fmus: Vec<PathBuf> = std::fs::read_dir(&dist)
-            .with_context(|| {
-                format!(
-                    "reading {} (run `cargo run --release -p build-fmu`)",
-                    dist.display()
-                )
-            })?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "fmu"))
-            .collect();
-        fmus.sort();
-        for fmu in fmus {
-            let model = fmu.file_stem().unwrap().to_string_lossy().into_owned();
+        for (model, fmu) in dist_fmus(&root.join("dist"), version)? {
             if !args.models.is_empty() && !args.models.contains(&model) {
                 continue;
             }

@@ -642,25 +642,7 @@ fn run_parent(mut o: RunOptions) -> Result<i32> {
         if !o.versions.contains(&number) {
             continue;
         }
-        let folder = dist.join(version.dist_folder());
-        let mut fmus: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .with_context(|| {
-                format!(
-                    "no FMUs in {} (run `{}` first)",
-                    folder.display(),
-                    crate::BUILD_COMMAND
-                )
-            })?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "fmu"))
-            .collect();
-        fmus.sort();
-        for fmu in fmus {
-            let model = fmu
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+        for (model, fmu) in crate::dist_fmus(&dist, version)? {
             let dir = unpacked.join(version.dist_folder()).join(&model);
             extract_fmu(&fmu, &dir)?;
             if o.fmus.is_empty() || o.fmus.iter().any(|f| f == &model) {
