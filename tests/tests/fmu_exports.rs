@@ -1,6 +1,7 @@
-//! The packaged FMUs as archives: the binary sits in the platform folder
-//! each standard prescribes (`binaries/linux64/` for FMI 2.0,
-//! `binaries/x86_64-linux/` for FMI 3.0) under the model identifier's name,
+//! The packaged FMUs as archives: the Linux x86_64 binary sits in the
+//! platform folder each standard prescribes (`binaries/linux64/` for FMI
+//! 2.0, `binaries/x86_64-linux/` for FMI 3.0) under the model identifier's
+//! name, no shared library sits outside the platforms' folders,
 //! and it exports every function the official FMI 2.0 and FMI 3.0 headers
 //! declare (one binary serves both versions, so both lists are checked in
 //! each FMU), as a master's `dlsym` would look them up.
@@ -40,13 +41,26 @@ fn unpacked_binary(version: FmiVersion) -> Result<PathBuf> {
         "{version}: {expected} is not in {}; the archive holds {entries:?}",
         fmu.display()
     );
+    // The other platforms' binaries sit in their own folders (Linux
+    // aarch64 in `aarch64-linux` for both versions, Windows in `win64` /
+    // `x86_64-windows`); a shared library anywhere else is misplaced, such
+    // as the other FMI version's x86_64 folder.
+    let windows = match version {
+        FmiVersion::Fmi2 => "win64",
+        FmiVersion::Fmi3 => "x86_64-windows",
+    };
+    let allowed = [
+        expected.clone(),
+        format!("binaries/aarch64-linux/{}.so", description.model_identifier),
+        format!("binaries/{windows}/{}.dll", description.model_identifier),
+    ];
     let misplaced: Vec<&String> = entries
         .iter()
-        .filter(|e| e.ends_with(".so") && **e != expected)
+        .filter(|e| (e.ends_with(".so") || e.ends_with(".dll")) && !allowed.contains(e))
         .collect();
     ensure!(
         misplaced.is_empty(),
-        "{version}: shared libraries outside {expected}: {misplaced:?}"
+        "{version}: shared libraries outside the platform folders {allowed:?}: {misplaced:?}"
     );
     Ok(dir.join(expected))
 }
