@@ -91,7 +91,7 @@ macro_rules! export_fmu {
         }
 
         $crate::__export_functions! { $model;
-            // FMI 2.0 (Co-Simulation; the Model Exchange functions refuse with a message)
+            // FMI 2.0 (Co-Simulation and Model Exchange)
             fmi2GetTypesPlatform() -> *const c_char = fmi2::get_types_platform();
             fmi2GetVersion() -> *const c_char = fmi2::get_version();
             fmi2SetDebugLogging(c: fmi2Component, loggingOn: fmi2Boolean, nCategories: usize, categories: *const fmi2String) -> fmi2Status = fmi2::set_debug_logging(c, loggingOn, nCategories, categories);
@@ -126,17 +126,17 @@ macro_rules! export_fmu {
             fmi2GetIntegerStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Integer) -> fmi2Status = fmi2::get_integer_status(c, s, value);
             fmi2GetBooleanStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Boolean) -> fmi2Status = fmi2::get_boolean_status(c, s, value);
             fmi2GetStringStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2String) -> fmi2Status = fmi2::get_string_status(c, s, value);
-            fmi2EnterEventMode(c: fmi2Component) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            fmi2NewDiscreteStates(c: fmi2Component, fmi2eventInfo: *mut fmi2EventInfo) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            fmi2EnterContinuousTimeMode(c: fmi2Component) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            fmi2CompletedIntegratorStep(c: fmi2Component, noSetFMUStatePriorToCurrentPoint: fmi2Boolean, enterEventMode: *mut fmi2Boolean, terminateSimulation: *mut fmi2Boolean) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            fmi2SetTime(c: fmi2Component, time: fmi2Real) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            fmi2SetContinuousStates(c: fmi2Component, x: *const fmi2Real, nx: usize) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            fmi2GetDerivatives(c: fmi2Component, derivatives: *mut fmi2Real, nx: usize) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            fmi2GetEventIndicators(c: fmi2Component, eventIndicators: *mut fmi2Real, ni: usize) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            fmi2GetContinuousStates(c: fmi2Component, x: *mut fmi2Real, nx: usize) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            fmi2GetNominalsOfContinuousStates(c: fmi2Component, x_nominal: *mut fmi2Real, nx: usize) -> fmi2Status = fmi2::model_exchange_only(c, FUNCTION);
-            // FMI 3.0 (Co-Simulation; Model Exchange, Scheduled Execution, Event Mode and clocks refuse with a message)
+            fmi2EnterEventMode(c: fmi2Component) -> fmi2Status = fmi2::enter_event_mode(c);
+            fmi2NewDiscreteStates(c: fmi2Component, fmi2eventInfo: *mut fmi2EventInfo) -> fmi2Status = fmi2::new_discrete_states(c, fmi2eventInfo);
+            fmi2EnterContinuousTimeMode(c: fmi2Component) -> fmi2Status = fmi2::enter_continuous_time_mode(c);
+            fmi2CompletedIntegratorStep(c: fmi2Component, noSetFMUStatePriorToCurrentPoint: fmi2Boolean, enterEventMode: *mut fmi2Boolean, terminateSimulation: *mut fmi2Boolean) -> fmi2Status = fmi2::completed_integrator_step(c, noSetFMUStatePriorToCurrentPoint, enterEventMode, terminateSimulation);
+            fmi2SetTime(c: fmi2Component, time: fmi2Real) -> fmi2Status = fmi2::set_time(c, time);
+            fmi2SetContinuousStates(c: fmi2Component, x: *const fmi2Real, nx: usize) -> fmi2Status = fmi2::set_continuous_states(c, x, nx);
+            fmi2GetDerivatives(c: fmi2Component, derivatives: *mut fmi2Real, nx: usize) -> fmi2Status = fmi2::get_derivatives(c, derivatives, nx);
+            fmi2GetEventIndicators(c: fmi2Component, eventIndicators: *mut fmi2Real, ni: usize) -> fmi2Status = fmi2::get_event_indicators(c, eventIndicators, ni);
+            fmi2GetContinuousStates(c: fmi2Component, x: *mut fmi2Real, nx: usize) -> fmi2Status = fmi2::get_continuous_states(c, x, nx);
+            fmi2GetNominalsOfContinuousStates(c: fmi2Component, x_nominal: *mut fmi2Real, nx: usize) -> fmi2Status = fmi2::get_nominals_of_continuous_states(c, x_nominal, nx);
+            // FMI 3.0 (Co-Simulation and Model Exchange; Scheduled Execution, Co-Simulation Event Mode and clocks refuse with a message)
             fmi3GetVersion() -> *const c_char = fmi3::get_version();
             fmi3SetDebugLogging(instance: fmi3Instance, loggingOn: fmi3Boolean, nCategories: usize, categories: *const fmi3String) -> fmi3Status = fmi3::set_debug_logging(instance, loggingOn, nCategories, categories);
             fmi3InstantiateModelExchange(instanceName: fmi3String, instantiationToken: fmi3String, resourcePath: fmi3String, visible: fmi3Boolean, loggingOn: fmi3Boolean, instanceEnvironment: fmi3InstanceEnvironment, logMessage: fmi3LogMessageCallback) -> fmi3Instance = fmi3::instantiate_model_exchange(instanceName, instantiationToken, resourcePath, visible, loggingOn, instanceEnvironment, logMessage);
@@ -145,7 +145,7 @@ macro_rules! export_fmu {
             fmi3FreeInstance(instance: fmi3Instance) -> () = fmi3::free_instance(instance);
             fmi3EnterInitializationMode(instance: fmi3Instance, toleranceDefined: fmi3Boolean, tolerance: fmi3Float64, startTime: fmi3Float64, stopTimeDefined: fmi3Boolean, stopTime: fmi3Float64) -> fmi3Status = fmi3::enter_initialization_mode(instance, toleranceDefined, tolerance, startTime, stopTimeDefined, stopTime);
             fmi3ExitInitializationMode(instance: fmi3Instance) -> fmi3Status = fmi3::exit_initialization_mode(instance);
-            fmi3EnterEventMode(instance: fmi3Instance) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Event Mode");
+            fmi3EnterEventMode(instance: fmi3Instance) -> fmi3Status = fmi3::enter_event_mode(instance);
             fmi3Terminate(instance: fmi3Instance) -> fmi3Status = fmi3::terminate(instance);
             fmi3Reset(instance: fmi3Instance) -> fmi3Status = fmi3::reset(instance);
             fmi3GetFloat32(instance: fmi3Instance, valueReferences: *const fmi3ValueReference, nValueReferences: usize, values: *mut fmi3Float32, nValues: usize) -> fmi3Status = fmi3::no_such_type(instance, FUNCTION, valueReferences, nValueReferences, "Float32", false);
@@ -197,17 +197,17 @@ macro_rules! export_fmu {
             fmi3SetShiftDecimal(instance: fmi3Instance, valueReferences: *const fmi3ValueReference, nValueReferences: usize, shifts: *const fmi3Float64) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "clocks");
             fmi3SetShiftFraction(instance: fmi3Instance, valueReferences: *const fmi3ValueReference, nValueReferences: usize, counters: *const fmi3UInt64, resolutions: *const fmi3UInt64) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "clocks");
             fmi3EvaluateDiscreteStates(instance: fmi3Instance) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Event Mode");
-            fmi3UpdateDiscreteStates(instance: fmi3Instance, discreteStatesNeedUpdate: *mut fmi3Boolean, terminateSimulation: *mut fmi3Boolean, nominalsOfContinuousStatesChanged: *mut fmi3Boolean, valuesOfContinuousStatesChanged: *mut fmi3Boolean, nextEventTimeDefined: *mut fmi3Boolean, nextEventTime: *mut fmi3Float64) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Event Mode");
-            fmi3EnterContinuousTimeMode(instance: fmi3Instance) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
-            fmi3CompletedIntegratorStep(instance: fmi3Instance, noSetFMUStatePriorToCurrentPoint: fmi3Boolean, enterEventMode: *mut fmi3Boolean, terminateSimulation: *mut fmi3Boolean) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
-            fmi3SetTime(instance: fmi3Instance, time: fmi3Float64) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
-            fmi3SetContinuousStates(instance: fmi3Instance, continuousStates: *const fmi3Float64, nContinuousStates: usize) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
-            fmi3GetContinuousStateDerivatives(instance: fmi3Instance, derivatives: *mut fmi3Float64, nContinuousStates: usize) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
-            fmi3GetEventIndicators(instance: fmi3Instance, eventIndicators: *mut fmi3Float64, nEventIndicators: usize) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
-            fmi3GetContinuousStates(instance: fmi3Instance, continuousStates: *mut fmi3Float64, nContinuousStates: usize) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
-            fmi3GetNominalsOfContinuousStates(instance: fmi3Instance, nominals: *mut fmi3Float64, nContinuousStates: usize) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
-            fmi3GetNumberOfEventIndicators(instance: fmi3Instance, nEventIndicators: *mut usize) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
-            fmi3GetNumberOfContinuousStates(instance: fmi3Instance, nContinuousStates: *mut usize) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Model Exchange");
+            fmi3UpdateDiscreteStates(instance: fmi3Instance, discreteStatesNeedUpdate: *mut fmi3Boolean, terminateSimulation: *mut fmi3Boolean, nominalsOfContinuousStatesChanged: *mut fmi3Boolean, valuesOfContinuousStatesChanged: *mut fmi3Boolean, nextEventTimeDefined: *mut fmi3Boolean, nextEventTime: *mut fmi3Float64) -> fmi3Status = fmi3::update_discrete_states(instance, discreteStatesNeedUpdate, terminateSimulation, nominalsOfContinuousStatesChanged, valuesOfContinuousStatesChanged, nextEventTimeDefined, nextEventTime);
+            fmi3EnterContinuousTimeMode(instance: fmi3Instance) -> fmi3Status = fmi3::enter_continuous_time_mode(instance);
+            fmi3CompletedIntegratorStep(instance: fmi3Instance, noSetFMUStatePriorToCurrentPoint: fmi3Boolean, enterEventMode: *mut fmi3Boolean, terminateSimulation: *mut fmi3Boolean) -> fmi3Status = fmi3::completed_integrator_step(instance, noSetFMUStatePriorToCurrentPoint, enterEventMode, terminateSimulation);
+            fmi3SetTime(instance: fmi3Instance, time: fmi3Float64) -> fmi3Status = fmi3::set_time(instance, time);
+            fmi3SetContinuousStates(instance: fmi3Instance, continuousStates: *const fmi3Float64, nContinuousStates: usize) -> fmi3Status = fmi3::set_continuous_states(instance, continuousStates, nContinuousStates);
+            fmi3GetContinuousStateDerivatives(instance: fmi3Instance, derivatives: *mut fmi3Float64, nContinuousStates: usize) -> fmi3Status = fmi3::get_continuous_state_derivatives(instance, derivatives, nContinuousStates);
+            fmi3GetEventIndicators(instance: fmi3Instance, eventIndicators: *mut fmi3Float64, nEventIndicators: usize) -> fmi3Status = fmi3::get_event_indicators(instance, eventIndicators, nEventIndicators);
+            fmi3GetContinuousStates(instance: fmi3Instance, continuousStates: *mut fmi3Float64, nContinuousStates: usize) -> fmi3Status = fmi3::get_continuous_states(instance, continuousStates, nContinuousStates);
+            fmi3GetNominalsOfContinuousStates(instance: fmi3Instance, nominals: *mut fmi3Float64, nContinuousStates: usize) -> fmi3Status = fmi3::get_nominals_of_continuous_states(instance, nominals, nContinuousStates);
+            fmi3GetNumberOfEventIndicators(instance: fmi3Instance, nEventIndicators: *mut usize) -> fmi3Status = fmi3::get_number_of_event_indicators(instance, nEventIndicators);
+            fmi3GetNumberOfContinuousStates(instance: fmi3Instance, nContinuousStates: *mut usize) -> fmi3Status = fmi3::get_number_of_continuous_states(instance, nContinuousStates);
             fmi3EnterStepMode(instance: fmi3Instance) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "Event Mode");
             fmi3GetOutputDerivatives(instance: fmi3Instance, valueReferences: *const fmi3ValueReference, nValueReferences: usize, orders: *const fmi3Int32, values: *mut fmi3Float64, nValues: usize) -> fmi3Status = fmi3::unsupported(instance, FUNCTION, "output derivatives");
             fmi3DoStep(instance: fmi3Instance, currentCommunicationPoint: fmi3Float64, communicationStepSize: fmi3Float64, noSetFMUStatePriorToCurrentPoint: fmi3Boolean, eventHandlingNeeded: *mut fmi3Boolean, terminateSimulation: *mut fmi3Boolean, earlyReturn: *mut fmi3Boolean, lastSuccessfulTime: *mut fmi3Float64) -> fmi3Status = fmi3::do_step(instance, currentCommunicationPoint, communicationStepSize, noSetFMUStatePriorToCurrentPoint, eventHandlingNeeded, terminateSimulation, earlyReturn, lastSuccessfulTime);

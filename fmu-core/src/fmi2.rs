@@ -57,12 +57,24 @@ pub struct fmi2CallbackFunctions {
     pub componentEnvironment: fmi2ComponentEnvironment,
 }
 
-/// `fmi2EventInfo` (Model Exchange only; never dereferenced here).
+/// `fmi2EventInfo` (Model Exchange).
 #[repr(C)]
 pub struct fmi2EventInfo {
-    _opaque: [u8; 0],
+    /// Another event iteration is needed.
+    pub newDiscreteStatesNeeded: fmi2Boolean,
+    /// The simulation should end.
+    pub terminateSimulation: fmi2Boolean,
+    /// The nominals of the continuous states changed.
+    pub nominalsOfContinuousStatesChanged: fmi2Boolean,
+    /// The values of the continuous states changed.
+    pub valuesOfContinuousStatesChanged: fmi2Boolean,
+    /// `nextEventTime` holds the time of the next time event.
+    pub nextEventTimeDefined: fmi2Boolean,
+    /// The time of the next time event.
+    pub nextEventTime: fmi2Real,
 }
 
+const FMI2_MODEL_EXCHANGE: fmi2Type = 0;
 const FMI2_CO_SIMULATION: fmi2Type = 1;
 const FMI2_DO_STEP_STATUS: fmi2StatusKind = 0;
 const FMI2_PENDING_STATUS: fmi2StatusKind = 1;
@@ -120,8 +132,10 @@ pub unsafe fn instantiate<M: Model<N>, const N: usize>(
         let Some(name) = name else {
             return refuse("instanceName is NULL or not UTF-8");
         };
-        if fmuType != FMI2_CO_SIMULATION {
-            return refuse("this FMU supports Co-Simulation only, not Model Exchange");
+        if fmuType != FMI2_CO_SIMULATION && fmuType != FMI2_MODEL_EXCHANGE {
+            return refuse(&format!(
+                "fmuType {fmuType} is neither fmi2ModelExchange (0) nor fmi2CoSimulation (1)"
+            ));
         }
         // SAFETY: null or a C string per the standard.
         let Some(guid) = (unsafe { c_str(fmuGUID) }) else {
@@ -131,6 +145,9 @@ pub unsafe fn instantiate<M: Model<N>, const N: usize>(
         let location = unsafe { c_str(fmuResourceLocation) };
         let resources = ResourceFolder::from_fmi2_uri(location);
         match Instance::<M, N>::new(V, name, guid, resources, sink, loggingOn != 0) {
+            Ok(b) if fmuType == FMI2_MODEL_EXCHANGE => {
+                Box::into_raw(b.into_model_exchange()) as fmi2Component
+            }
             Ok(b) => Box::into_raw(b) as fmi2Component,
             Err(e) => refuse(&e.to_string()),
         }
@@ -634,14 +651,148 @@ pub unsafe fn get_string_status<M: Model<N>, const N: usize>(
     })
 }
 
-/// Any Model Exchange function: refused with a message.
-pub unsafe fn model_exchange_only<M: Model<N>, const N: usize>(
+/// `fmi2SetTime` (Model Exchange).
+pub unsafe fn set_time<M: Model<N>, const N: usize>(
     c: fmi2Component,
-    function: &str,
+    time: fmi2Real,
 ) -> fmi2Status {
+    let f = "fmi2SetTime";
+    st(unsafe { with_instance::<M, N>(c, V, f, |i| i.set_time(f, time)) })
+}
+
+/// `fmi2SetContinuousStates` (Model Exchange).
+pub unsafe fn set_continuous_states<M: Model<N>, const N: usize>(
+    c: fmi2Component,
+    x: *const fmi2Real,
+    nx: usize,
+) -> fmi2Status {
+    let f = "fmi2SetContinuousStates";
     st(unsafe {
-        with_instance::<M, N>(c, V, function, |i| {
-            i.unsupported(function, "Model Exchange")
+        with_instance::<M, N>(c, V, f, |i| {
+            let x = slice_in(i, f, "x", x, nx)?;
+            i.set_continuous_states(f, x)
+        })
+    })
+}
+
+/// `fmi2GetDerivatives` (Model Exchange).
+pub unsafe fn get_derivatives<M: Model<N>, const N: usize>(
+    c: fmi2Component,
+    derivatives: *mut fmi2Real,
+    nx: usize,
+) -> fmi2Status {
+    let f = "fmi2GetDerivatives";
+    st(unsafe {
+        with_instance::<M, N>(c, V, f, |i| {
+            let out = slice_out(i, f, "derivatives", derivatives, nx)?;
+            i.get_derivatives(f, out)
+        })
+    })
+}
+
+/// `fmi2GetEventIndicators` (Model Exchange; the circuits have none).
+pub unsafe fn get_event_indicators<M: Model<N>, const N: usize>(
+    c: fmi2Component,
+    eventIndicators: *mut fmi2Real,
+    ni: usize,
+) -> fmi2Status {
+    let f = "fmi2GetEventIndicators";
+    st(unsafe {
+        with_instance::<M, N>(c, V, f, |i| {
+            let out = slice_out(i, f, "eventIndicators", eventIndicators, ni)?;
+            i.get_event_indicators(f, out)
+        })
+    })
+}
+
+/// `fmi2GetContinuousStates` (Model Exchange).
+pub unsafe fn get_continuous_states<M: Model<N>, const N: usize>(
+    c: fmi2Component,
+    x: *mut fmi2Real,
+    nx: usize,
+) -> fmi2Status {
+    let f = "fmi2GetContinuousStates";
+    st(unsafe {
+        with_instance::<M, N>(c, V, f, |i| {
+            let out = slice_out(i, f, "x", x, nx)?;
+            i.get_continuous_states(f, out)
+        })
+    })
+}
+
+/// `fmi2GetNominalsOfContinuousStates` (Model Exchange).
+pub unsafe fn get_nominals_of_continuous_states<M: Model<N>, const N: usize>(
+    c: fmi2Component,
+    x_nominal: *mut fmi2Real,
+    nx: usize,
+) -> fmi2Status {
+    let f = "fmi2GetNominalsOfContinuousStates";
+    st(unsafe {
+        with_instance::<M, N>(c, V, f, |i| {
+            let out = slice_out(i, f, "x_nominal", x_nominal, nx)?;
+            i.get_nominals(f, out)
+        })
+    })
+}
+
+/// `fmi2EnterEventMode` (Model Exchange).
+pub unsafe fn enter_event_mode<M: Model<N>, const N: usize>(c: fmi2Component) -> fmi2Status {
+    let f = "fmi2EnterEventMode";
+    st(unsafe { with_instance::<M, N>(c, V, f, |i| i.enter_event_mode(f)) })
+}
+
+/// `fmi2NewDiscreteStates` (Model Exchange): no discrete states, no time
+/// events.
+pub unsafe fn new_discrete_states<M: Model<N>, const N: usize>(
+    c: fmi2Component,
+    eventInfo: *mut fmi2EventInfo,
+) -> fmi2Status {
+    let f = "fmi2NewDiscreteStates";
+    st(unsafe {
+        with_instance::<M, N>(c, V, f, |i| {
+            if eventInfo.is_null() {
+                return i.fail(Status::Error, f, "argument 'fmi2eventInfo' is NULL");
+            }
+            let info = i.update_discrete_states(f)?;
+            let b = |v: bool| fmi2Boolean::from(v);
+            eventInfo.write(fmi2EventInfo {
+                newDiscreteStatesNeeded: b(info.discrete_states_need_update),
+                terminateSimulation: b(info.terminate_simulation),
+                nominalsOfContinuousStatesChanged: b(info.nominals_changed),
+                valuesOfContinuousStatesChanged: b(info.values_changed),
+                nextEventTimeDefined: b(info.next_event_time.is_some()),
+                nextEventTime: info.next_event_time.unwrap_or(0.0),
+            });
+            Ok(())
+        })
+    })
+}
+
+/// `fmi2EnterContinuousTimeMode` (Model Exchange).
+pub unsafe fn enter_continuous_time_mode<M: Model<N>, const N: usize>(
+    c: fmi2Component,
+) -> fmi2Status {
+    let f = "fmi2EnterContinuousTimeMode";
+    st(unsafe { with_instance::<M, N>(c, V, f, |i| i.enter_continuous_time_mode(f)) })
+}
+
+/// `fmi2CompletedIntegratorStep` (Model Exchange): never asks for an
+/// event or the end.
+pub unsafe fn completed_integrator_step<M: Model<N>, const N: usize>(
+    c: fmi2Component,
+    _noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
+    enterEventMode: *mut fmi2Boolean,
+    terminateSimulation: *mut fmi2Boolean,
+) -> fmi2Status {
+    let f = "fmi2CompletedIntegratorStep";
+    st(unsafe {
+        with_instance::<M, N>(c, V, f, |i| {
+            write_out(i, f, "enterEventMode", enterEventMode, 0)?;
+            write_out(i, f, "terminateSimulation", terminateSimulation, 0)?;
+            let (event, stop) = i.completed_integrator_step(f)?;
+            enterEventMode.write(fmi2Boolean::from(event));
+            terminateSimulation.write(fmi2Boolean::from(stop));
+            Ok(())
         })
     })
 }

@@ -1,5 +1,5 @@
-//! The FMI 3.0 interface (Co-Simulation; Model Exchange and Scheduled
-//! Execution answer with an error), generic over the model. The
+//! The FMI 3.0 interface (Co-Simulation and Model Exchange; Scheduled
+//! Execution answers with an error), generic over the model. The
 //! [`crate::export_fmu`] macro exports each of these under its C name.
 #![allow(
     non_camel_case_types,
@@ -158,26 +158,37 @@ pub unsafe fn instantiate_co_simulation<M: Model<N>, const N: usize>(
     })
 }
 
-/// `fmi3InstantiateModelExchange`: refused (Co-Simulation only).
+/// `fmi3InstantiateModelExchange`.
 pub unsafe fn instantiate_model_exchange<M: Model<N>, const N: usize>(
     instanceName: fmi3String,
-    _instantiationToken: fmi3String,
-    _resourcePath: fmi3String,
+    instantiationToken: fmi3String,
+    resourcePath: fmi3String,
     _visible: fmi3Boolean,
-    _loggingOn: fmi3Boolean,
+    loggingOn: fmi3Boolean,
     instanceEnvironment: fmi3InstanceEnvironment,
     logMessage: fmi3LogMessageCallback,
 ) -> fmi3Instance {
+    let f = "fmi3InstantiateModelExchange";
     guard(std::ptr::null_mut(), || {
-        // SAFETY: null or a C string.
-        let name = unsafe { c_str(instanceName) }.unwrap_or("?");
-        refuse_instantiation(
-            logMessage,
-            instanceEnvironment,
-            name,
-            "fmi3InstantiateModelExchange",
-            "this FMU supports Co-Simulation only, not Model Exchange",
-        )
+        // SAFETY: null or C strings per the standard.
+        let name = unsafe { c_str(instanceName) };
+        let refuse = |msg: &str| {
+            refuse_instantiation(logMessage, instanceEnvironment, name.unwrap_or("?"), f, msg)
+        };
+        let Some(name) = name else {
+            return refuse("instanceName is NULL or not UTF-8");
+        };
+        // SAFETY: as above.
+        let Some(token) = (unsafe { c_str(instantiationToken) }) else {
+            return refuse("instantiationToken is NULL");
+        };
+        let sink = logMessage.map_or(Sink::None, |l| Sink::Fmi3(l, instanceEnvironment));
+        // SAFETY: null or a C string per the standard.
+        let resources = ResourceFolder::from_fmi3_path(unsafe { c_str(resourcePath) });
+        match Instance::<M, N>::new(V, name, token, resources, sink, loggingOn != 0) {
+            Ok(b) => Box::into_raw(b.into_model_exchange()) as fmi3Instance,
+            Err(e) => refuse(&e.to_string()),
+        }
     })
 }
 
@@ -590,6 +601,212 @@ pub unsafe fn do_step<M: Model<N>, const N: usize>(
             let result = i.do_step(f, currentCommunicationPoint, communicationStepSize);
             lastSuccessfulTime.write(i.last_successful_time());
             result
+        })
+    })
+}
+
+/// `fmi3EnterEventMode`: Model Exchange instances only (Co-Simulation
+/// has no Event Mode here).
+pub unsafe fn enter_event_mode<M: Model<N>, const N: usize>(instance: fmi3Instance) -> fmi3Status {
+    let f = "fmi3EnterEventMode";
+    st(unsafe { with_instance::<M, N>(instance, V, f, |i| i.enter_event_mode(f)) })
+}
+
+/// `fmi3UpdateDiscreteStates`: no discrete states, no time events.
+pub unsafe fn update_discrete_states<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    discreteStatesNeedUpdate: *mut fmi3Boolean,
+    terminateSimulation: *mut fmi3Boolean,
+    nominalsOfContinuousStatesChanged: *mut fmi3Boolean,
+    valuesOfContinuousStatesChanged: *mut fmi3Boolean,
+    nextEventTimeDefined: *mut fmi3Boolean,
+    nextEventTime: *mut fmi3Float64,
+) -> fmi3Status {
+    let f = "fmi3UpdateDiscreteStates";
+    st(unsafe {
+        with_instance::<M, N>(instance, V, f, |i| {
+            let flags = [
+                (discreteStatesNeedUpdate, "discreteStatesNeedUpdate"),
+                (terminateSimulation, "terminateSimulation"),
+                (
+                    nominalsOfContinuousStatesChanged,
+                    "nominalsOfContinuousStatesChanged",
+                ),
+                (
+                    valuesOfContinuousStatesChanged,
+                    "valuesOfContinuousStatesChanged",
+                ),
+                (nextEventTimeDefined, "nextEventTimeDefined"),
+            ];
+            if let Some((_, what)) = flags.iter().find(|(p, _)| p.is_null()) {
+                return i.fail(Status::Error, f, &format!("argument '{what}' is NULL"));
+            }
+            if nextEventTime.is_null() {
+                return i.fail(Status::Error, f, "argument 'nextEventTime' is NULL");
+            }
+            let info = i.update_discrete_states(f)?;
+            let values = [
+                info.discrete_states_need_update,
+                info.terminate_simulation,
+                info.nominals_changed,
+                info.values_changed,
+                info.next_event_time.is_some(),
+            ];
+            for ((p, _), v) in flags.iter().zip(values) {
+                p.write(u8::from(v));
+            }
+            nextEventTime.write(info.next_event_time.unwrap_or(0.0));
+            Ok(())
+        })
+    })
+}
+
+/// `fmi3EnterContinuousTimeMode`.
+pub unsafe fn enter_continuous_time_mode<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+) -> fmi3Status {
+    let f = "fmi3EnterContinuousTimeMode";
+    st(unsafe { with_instance::<M, N>(instance, V, f, |i| i.enter_continuous_time_mode(f)) })
+}
+
+/// `fmi3CompletedIntegratorStep`: never asks for an event or the end.
+pub unsafe fn completed_integrator_step<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    _noSetFMUStatePriorToCurrentPoint: fmi3Boolean,
+    enterEventMode: *mut fmi3Boolean,
+    terminateSimulation: *mut fmi3Boolean,
+) -> fmi3Status {
+    let f = "fmi3CompletedIntegratorStep";
+    st(unsafe {
+        with_instance::<M, N>(instance, V, f, |i| {
+            write_out(i, f, "enterEventMode", enterEventMode, 0)?;
+            write_out(i, f, "terminateSimulation", terminateSimulation, 0)?;
+            let (event, stop) = i.completed_integrator_step(f)?;
+            enterEventMode.write(u8::from(event));
+            terminateSimulation.write(u8::from(stop));
+            Ok(())
+        })
+    })
+}
+
+/// `fmi3SetTime`.
+pub unsafe fn set_time<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    time: fmi3Float64,
+) -> fmi3Status {
+    let f = "fmi3SetTime";
+    st(unsafe { with_instance::<M, N>(instance, V, f, |i| i.set_time(f, time)) })
+}
+
+/// `fmi3SetContinuousStates`.
+pub unsafe fn set_continuous_states<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    continuousStates: *const fmi3Float64,
+    nContinuousStates: usize,
+) -> fmi3Status {
+    let f = "fmi3SetContinuousStates";
+    st(unsafe {
+        with_instance::<M, N>(instance, V, f, |i| {
+            let x = slice_in(
+                i,
+                f,
+                "continuousStates",
+                continuousStates,
+                nContinuousStates,
+            )?;
+            i.set_continuous_states(f, x)
+        })
+    })
+}
+
+/// `fmi3GetContinuousStateDerivatives`.
+pub unsafe fn get_continuous_state_derivatives<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    derivatives: *mut fmi3Float64,
+    nContinuousStates: usize,
+) -> fmi3Status {
+    let f = "fmi3GetContinuousStateDerivatives";
+    st(unsafe {
+        with_instance::<M, N>(instance, V, f, |i| {
+            let out = slice_out(i, f, "derivatives", derivatives, nContinuousStates)?;
+            i.get_derivatives(f, out)
+        })
+    })
+}
+
+/// `fmi3GetEventIndicators` (the circuits declare none).
+pub unsafe fn get_event_indicators<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    eventIndicators: *mut fmi3Float64,
+    nEventIndicators: usize,
+) -> fmi3Status {
+    let f = "fmi3GetEventIndicators";
+    st(unsafe {
+        with_instance::<M, N>(instance, V, f, |i| {
+            let out = slice_out(i, f, "eventIndicators", eventIndicators, nEventIndicators)?;
+            i.get_event_indicators(f, out)
+        })
+    })
+}
+
+/// `fmi3GetContinuousStates`.
+pub unsafe fn get_continuous_states<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    continuousStates: *mut fmi3Float64,
+    nContinuousStates: usize,
+) -> fmi3Status {
+    let f = "fmi3GetContinuousStates";
+    st(unsafe {
+        with_instance::<M, N>(instance, V, f, |i| {
+            let out = slice_out(
+                i,
+                f,
+                "continuousStates",
+                continuousStates,
+                nContinuousStates,
+            )?;
+            i.get_continuous_states(f, out)
+        })
+    })
+}
+
+/// `fmi3GetNominalsOfContinuousStates`.
+pub unsafe fn get_nominals_of_continuous_states<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    nominals: *mut fmi3Float64,
+    nContinuousStates: usize,
+) -> fmi3Status {
+    let f = "fmi3GetNominalsOfContinuousStates";
+    st(unsafe {
+        with_instance::<M, N>(instance, V, f, |i| {
+            let out = slice_out(i, f, "nominals", nominals, nContinuousStates)?;
+            i.get_nominals(f, out)
+        })
+    })
+}
+
+/// `fmi3GetNumberOfEventIndicators`: 0.
+pub unsafe fn get_number_of_event_indicators<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    nEventIndicators: *mut usize,
+) -> fmi3Status {
+    let f = "fmi3GetNumberOfEventIndicators";
+    st(unsafe {
+        with_instance::<M, N>(instance, V, f, |i| {
+            write_out(i, f, "nEventIndicators", nEventIndicators, 0)
+        })
+    })
+}
+
+/// `fmi3GetNumberOfContinuousStates`.
+pub unsafe fn get_number_of_continuous_states<M: Model<N>, const N: usize>(
+    instance: fmi3Instance,
+    nContinuousStates: *mut usize,
+) -> fmi3Status {
+    let f = "fmi3GetNumberOfContinuousStates";
+    st(unsafe {
+        with_instance::<M, N>(instance, V, f, |i| {
+            write_out(i, f, "nContinuousStates", nContinuousStates, N)
         })
     })
 }

@@ -6,8 +6,9 @@
 use crate::context::{Context, ResourceFolder};
 use crate::logging::{Category, Logger, Sink};
 use crate::model::{
-    Known, Model, SolverParams, VR_SOLVER_BASE, VR_STATS_BASE, VR_TIME, ValueType, Values,
-    WithInputs, check_model_table, full_description, solver_rows, statistic, type_matches,
+    Known, Model, SolverParams, VR_DERIVATIVE_BASE, VR_SOLVER_BASE, VR_STATE_BASE, VR_STATS_BASE,
+    VR_TIME, ValueType, Values, WithInputs, check_model_table, full_description, solver_rows,
+    statistic, type_matches,
 };
 use crate::solver::w_method::{Reuse, ReuseRecord};
 use crate::solver::{Carried, SolverSettings, Stats, advance};
@@ -15,6 +16,8 @@ use crate::status::{FmiResult, Status};
 use crate::table::{Number, OutputRecord, Record, Role, Row, Table};
 use model_description::{Causality, ModelDescription, Variability, VariableType};
 use nalgebra::SVector;
+
+pub mod exchange;
 
 /// Marks a live instance (checked on every call; cleared when freed).
 pub(crate) const INSTANCE_MAGIC: u64 = 0x464c_5549_4446_4d55; // "FLUIDFMU"
@@ -49,6 +52,19 @@ pub enum Phase {
     Failed,
     /// FMI 3 Configuration Mode: structural parameters may be set.
     ConfigurationMode,
+    /// Model Exchange Event Mode (after initialization and on events).
+    EventMode,
+    /// Model Exchange Continuous-Time Mode: the master integrates.
+    ContinuousTimeMode,
+}
+
+/// Which FMI interface an instance was created for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interface {
+    /// Co-Simulation: the FMU integrates in doStep.
+    CoSimulation,
+    /// Model Exchange: the master integrates the FMU's derivatives.
+    ModelExchange,
 }
 
 impl Phase {
@@ -65,6 +81,8 @@ impl Phase {
             Phase::Terminated => "Terminated",
             Phase::Failed => "Failed (after an internal error)",
             Phase::ConfigurationMode => "Configuration Mode",
+            Phase::EventMode => "Event Mode",
+            Phase::ContinuousTimeMode => "Continuous-Time Mode",
         }
     }
 }
@@ -100,6 +118,21 @@ pub enum Op {
     EnterConfigurationMode,
     /// FMI 3 exitConfigurationMode.
     ExitConfigurationMode,
+    /// Model Exchange setTime.
+    SetTime,
+    /// Model Exchange setContinuousStates.
+    SetContinuousStates,
+    /// Model Exchange getters: derivatives, event indicators, states,
+    /// nominals.
+    GetContinuous,
+    /// Model Exchange enterEventMode.
+    EnterEventMode,
+    /// Model Exchange newDiscreteStates / updateDiscreteStates.
+    UpdateDiscreteStates,
+    /// Model Exchange enterContinuousTimeMode.
+    EnterContinuousTimeMode,
+    /// Model Exchange completedIntegratorStep.
+    CompletedIntegratorStep,
 }
 
 const I: u8 = 1 << (Phase::Instantiated as u8);
@@ -108,24 +141,33 @@ const S: u8 = 1 << (Phase::StepMode as u8);
 const T: u8 = 1 << (Phase::Terminated as u8);
 const F: u8 = 1 << (Phase::Failed as u8);
 const C: u8 = 1 << (Phase::ConfigurationMode as u8);
+const E: u8 = 1 << (Phase::EventMode as u8);
+const CT: u8 = 1 << (Phase::ContinuousTimeMode as u8);
 
 /// The one table of the states in which each operation is allowed.
 fn allowed_phases(op: Op) -> u8 {
     match op {
-        Op::SetDebugLogging => I | N | S | T | F | C,
+        Op::SetDebugLogging => I | N | S | T | F | C | E | CT,
         Op::SetupExperiment => I,
         Op::EnterInitializationMode => I,
         Op::ExitInitializationMode => N,
-        Op::GetValues => N | S | T | C,
-        Op::SetValues => I | N | S | C,
+        Op::GetValues => N | S | T | C | E | CT,
+        Op::SetValues => I | N | S | C | E | CT,
         Op::DoStep => S,
-        Op::Terminate => S,
-        Op::Reset => I | N | S | T | F | C,
-        Op::FmuState => I | N | S | T,
-        Op::DirectionalDerivative => N | S | T,
+        Op::Terminate => S | E | CT,
+        Op::Reset => I | N | S | T | F | C | E | CT,
+        Op::FmuState => I | N | S | T | E | CT,
+        Op::DirectionalDerivative => N | S | T | E | CT,
         Op::GetStatus => S | T,
         Op::EnterConfigurationMode => I,
         Op::ExitConfigurationMode => C,
+        Op::SetTime => E | CT,
+        Op::SetContinuousStates => E | CT,
+        Op::GetContinuous => N | T | E | CT,
+        Op::EnterEventMode => CT,
+        Op::UpdateDiscreteStates => E,
+        Op::EnterContinuousTimeMode => E,
+        Op::CompletedIntegratorStep => CT,
     }
 }
 
@@ -168,6 +210,8 @@ struct Layout {
     solver_rows: usize,
     /// The slot of `rtol`, which a master's tolerance also sets.
     rtol: usize,
+    /// The number of continuous states.
+    states: usize,
 }
 
 /// What a value reference names.
@@ -185,6 +229,10 @@ enum Slot {
     Solver(usize),
     /// A read-only solver statistic.
     Statistic,
+    /// Continuous state `i` that no output shows (Model Exchange).
+    State(usize),
+    /// The derivative of continuous state `i` (Model Exchange).
+    Derivative(usize),
 }
 
 impl Layout {
@@ -200,6 +248,7 @@ impl Layout {
                     .iter()
                     .position(|r| r.name == "rtol")
                     .unwrap_or(0),
+            states: M::STATES,
         }
     }
 
@@ -217,6 +266,10 @@ impl Layout {
             Slot::Solver(self.model_rows + (vr - VR_SOLVER_BASE) as usize)
         } else if (VR_STATS_BASE..VR_STATS_BASE + 4).contains(&vr) {
             Slot::Statistic
+        } else if (VR_STATE_BASE..VR_STATE_BASE + self.states as u32).contains(&vr) {
+            Slot::State((vr - VR_STATE_BASE) as usize)
+        } else if (VR_DERIVATIVE_BASE..VR_DERIVATIVE_BASE + self.states as u32).contains(&vr) {
+            Slot::Derivative((vr - VR_DERIVATIVE_BASE) as usize)
         } else {
             return None;
         })
@@ -236,6 +289,7 @@ impl Layout {
 pub struct Instance<M: Model<NX>, const NX: usize> {
     magic: u64,
     version: FmiVersion,
+    interface: Interface,
     /// The logger wired to the master's callback.
     pub logger: Logger,
     phase: Phase,
@@ -482,6 +536,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         let inst = Instance {
             magic: INSTANCE_MAGIC,
             version,
+            interface: Interface::CoSimulation,
             logger: Logger::new(sink, instance_name, logging_on),
             phase: Phase::Instantiated,
             token_hash: fnv1a(expected.as_bytes()),
@@ -618,7 +673,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.fail(
             Status::Error,
             function,
-            &format!("{what} is not supported by this FMU (Co-Simulation only)"),
+            &format!("{what} is not supported by this FMU"),
         )
     }
 
@@ -751,7 +806,10 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.outputs = None;
         self.carried = Carried::prepared();
         self.last_successful_time = self.time;
-        self.phase = Phase::StepMode;
+        self.phase = match self.interface {
+            Interface::CoSimulation => Phase::StepMode,
+            Interface::ModelExchange => Phase::EventMode,
+        };
         self.event(&format!(
             "initialized at t = {} s with solver {}",
             self.time,
@@ -859,16 +917,21 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         let row = self.typed_row(function, vr, wanted)?;
         let var = &self.desc.variables[row];
         let configuring = self.phase == Phase::ConfigurationMode;
+        let running = matches!(
+            self.phase,
+            Phase::StepMode | Phase::EventMode | Phase::ContinuousTimeMode
+        );
         let settable_now = match (var.causality, var.variability) {
             // A structural parameter is fixed for the simulation: settable
             // until initialization ends (FMI 3 also in Configuration Mode).
             // FMPy sets it in Instantiated, ecospy in Initialization Mode;
             // both are parameters with initial = exact to them.
-            _ if var.structural => self.phase != Phase::StepMode,
+            _ if var.structural => !running,
             _ if configuring => false,
             (Causality::Input, _) => true,
-            (Causality::Parameter, Variability::Tunable) => true,
-            (Causality::Parameter, Variability::Fixed) => self.phase != Phase::StepMode,
+            // Model Exchange: tunable parameters change at events only.
+            (Causality::Parameter, Variability::Tunable) => self.phase != Phase::ContinuousTimeMode,
+            (Causality::Parameter, Variability::Fixed) => !running,
             _ => false,
         };
         let slot = self.value_slot(vr).filter(|_| settable_now);
@@ -983,6 +1046,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     ) -> FmiResult {
         self.check_phase(function, Op::GetValues)?;
         let mut outputs: Option<M::Outputs> = None;
+        let mut rates: Option<SVector<f64, NX>> = None;
         for (i, &vr) in vrs.iter().enumerate() {
             self.typed_row(function, vr, wanted)?;
             let v = match self.layout.slot(vr) {
@@ -1009,6 +1073,23 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                     v
                 }
                 Some(Slot::Statistic) => statistic(&self.stats, vr).unwrap_or(f64::NAN),
+                Some(Slot::State(k)) => self.x[k],
+                Some(Slot::Derivative(k)) => {
+                    let v = rates.get_or_insert_with(|| self.model.rates(&self.inputs, &self.x))[k];
+                    if !v.is_finite() {
+                        let name = &self.desc.variables[self.typed_row(function, vr, wanted)?].name;
+                        return self.fail(
+                            Status::Error,
+                            function,
+                            &format!(
+                                "{name} is {v} at t = {} s with the present states, inputs and \
+                                 parameters; no value is returned",
+                                self.time
+                            ),
+                        );
+                    }
+                    v
+                }
                 Some(Slot::Input(s) | Slot::Parameter(s) | Slot::Solver(s)) => self.values.raw()[s],
                 None => f64::NAN,
             };
@@ -1045,6 +1126,13 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     /// stays at `t` (its last good communication point) and the result is
     /// `Discard`.
     pub fn do_step(&mut self, function: &str, t: f64, h: f64) -> FmiResult {
+        if self.interface == Interface::ModelExchange {
+            return self.fail(
+                Status::Error,
+                function,
+                "this instance was created for Model Exchange, which has no doStep",
+            );
+        }
         self.check_phase(function, Op::DoStep)?;
         if !t.is_finite() || !h.is_finite() {
             return self.fail(
@@ -1439,6 +1527,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             .map_or("?", |r| self.desc.variables[r].name.as_str());
         match self.layout.slot(vr) {
             Some(Slot::Input(i)) => Ok(Known::Input(i)),
+            Some(Slot::State(s)) => Ok(Known::State(s)),
             Some(Slot::Output(k)) => match self.rows[self.layout.inputs + k].role {
                 Role::Output { state: Some(s), .. } => Ok(Known::State(s)),
                 _ => self.fail(
@@ -1519,23 +1608,30 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         for &k in knowns {
             known_list.push(self.known(function, k)?);
         }
-        let mut outputs = Vec::with_capacity(unknowns.len());
+        // An unknown is an output or (Model Exchange) a state derivative.
+        let mut targets = Vec::with_capacity(unknowns.len());
         for &u in unknowns {
             match self.layout.slot(u) {
-                Some(Slot::Output(k)) => outputs.push(k),
+                Some(Slot::Output(k)) => targets.push(Ok(k)),
+                Some(Slot::Derivative(i)) => targets.push(Err(i)),
                 _ => {
                     return self.fail(
                         Status::Error,
                         function,
-                        &format!("value reference {u} is not an output"),
+                        &format!("value reference {u} is neither an output nor a derivative"),
                     );
                 }
             }
         }
-        for (i, &of) in outputs.iter().enumerate() {
+        let mut jacobian = None;
+        for (i, target) in targets.iter().enumerate() {
             let mut sum = 0.0;
             for (j, &k) in known_list.iter().enumerate() {
-                sum += self.partial(of, k) * seed[j];
+                let d = match *target {
+                    Ok(of) => self.partial(of, k),
+                    Err(row) => self.rate_partial(row, k, &mut jacobian),
+                };
+                sum += d * seed[j];
             }
             if !sum.is_finite() {
                 return self.fail(

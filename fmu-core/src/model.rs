@@ -28,6 +28,12 @@ pub const VR_SOLVER_BASE: u32 = 100_000;
 /// (`solver_rhs_evals`, `solver_jacobian_evals`, `solver_steps`,
 /// `solver_rejected`).
 pub const VR_STATS_BASE: u32 = VR_SOLVER_BASE + 10;
+/// First value reference of the continuous states that no output shows
+/// (Model Exchange; state `i` is `VR_STATE_BASE + i`).
+pub const VR_STATE_BASE: u32 = 200_000;
+/// First value reference of the state derivatives (Model Exchange;
+/// `der` of state `i` is `VR_DERIVATIVE_BASE + i`).
+pub const VR_DERIVATIVE_BASE: u32 = 300_000;
 
 crate::parameters! {
     /// The integrator's settings: parameters of every FMU, tunable between
@@ -373,6 +379,7 @@ pub fn check_model_table<M: Table>() -> Result<(), String> {
     for r in &rows {
         if r.name == "time"
             || r.name.starts_with("solver_")
+            || r.name.starts_with("state_")
             || solver.iter().any(|s| s.name == r.name)
         {
             problems.push(format!(
@@ -409,6 +416,7 @@ pub fn full_description<M: Table>() -> ModelDescription {
         v.variability = Variability::Discrete;
         variables.push(v);
     }
+    variables.extend(state_variables::<M>());
     let version = env!("CARGO_PKG_VERSION");
     ModelDescription {
         model_name: info.name.into(),
@@ -429,7 +437,64 @@ pub fn full_description<M: Table>() -> ModelDescription {
             page_markdown: info.documentation.into(),
         },
         terminals: Vec::new(),
+        model_exchange: true,
     }
+}
+
+/// The value reference of each continuous state: the output that shows
+/// it, else its own local variable (`VR_STATE_BASE + i`).
+pub fn state_value_references<M: Table>() -> Vec<u32> {
+    let rows = M::rows();
+    (0..M::STATES)
+        .map(|i| {
+            rows.iter()
+                .position(
+                    |r| matches!(r.role, table::Role::Output { state: Some(s), .. } if s == i),
+                )
+                .map_or(VR_STATE_BASE + i as u32, |p| p as u32 + 1)
+        })
+        .collect()
+}
+
+/// The name of the local variable of state `i` (when no output shows it):
+/// `state_` and the state's name (its number for models that size their
+/// states themselves).
+pub fn state_variable_name<M: Table>(i: usize) -> String {
+    match M::state_names().get(i) {
+        Some(n) => format!("state_{n}"),
+        None => format!("state_{}", i + 1),
+    }
+}
+
+/// The Model Exchange variables: a local for every state no output shows,
+/// and `der(...)` for every state.
+fn state_variables<M: Table>() -> Vec<Variable> {
+    let vrs = state_value_references::<M>();
+    let rows = M::rows();
+    let mut nominal = vec![1.0; M::STATES];
+    M::state_nominal(&mut nominal);
+    let mut locals = Vec::new();
+    let mut derivatives = Vec::new();
+    for (i, &vr) in vrs.iter().enumerate() {
+        let name = if vr >= VR_STATE_BASE {
+            let name = state_variable_name::<M>(i);
+            locals.push(
+                Variable::real(&name, vr)
+                    .nominal(nominal[i])
+                    .describe(&format!("Continuous state {} (Model Exchange)", i + 1)),
+            );
+            name
+        } else {
+            rows[vr as usize - 1].name.to_owned()
+        };
+        derivatives.push(
+            Variable::real(&format!("der({name})"), VR_DERIVATIVE_BASE + i as u32)
+                .derivative_of(vr)
+                .describe(&format!("Time derivative of {name}")),
+        );
+    }
+    locals.extend(derivatives);
+    locals
 }
 
 /// Whether a variable's type is the one a typed FMI get/set function asks for.

@@ -14,7 +14,7 @@ fn outputs() -> [u32; 4] {
 }
 
 #[test]
-fn wrong_guid_and_model_exchange_are_refused_with_a_message() {
+fn wrong_guid_and_unknown_fmu_type_are_refused_with_a_message() {
     let bad = CString::new("{00000000-0000-0000-0000-000000000000}").unwrap();
     let log = Fmi2::try_new(&bad, 1)
         .err()
@@ -24,11 +24,11 @@ fn wrong_guid_and_model_exchange_are_refused_with_a_message() {
             .any(|(s, c, m)| *s == ERROR && c == "logStatusError" && m.contains("GUID")),
         "{log:?}"
     );
-    let log = Fmi2::try_new(&token(), 0)
+    let log = Fmi2::try_new(&token(), 7)
         .err()
-        .expect("must refuse Model Exchange");
+        .expect("must refuse an fmuType that is neither 0 nor 1");
     assert!(
-        log.iter().any(|(_, _, m)| m.contains("Co-Simulation only")),
+        log.iter().any(|(_, _, m)| m.contains("fmuType 7")),
         "{log:?}"
     );
     let log = Fmi3::try_new(&bad)
@@ -613,21 +613,22 @@ fn fmi3_typed_access_checks() {
     // SAFETY: live instance of the other interface.
     assert_eq!(unsafe { oc::fmi2DoStep(f.c, 0.0, 1e-3, 0) }, ERROR);
     assert!(f.log.saw("created through the Fmi3 interface"));
-    // Capabilities the FMU lacks answer with an error and a message.
+    // Capabilities the FMU lacks, and Model Exchange functions on a
+    // Co-Simulation instance, answer with an error and a message.
     // SAFETY: live instance.
     unsafe {
-        assert_eq!(oc::fmi3EnterEventMode(f.c), ERROR);
         assert_eq!(oc::fmi3EnterConfigurationMode(f.c), ERROR);
-        let mut n = 0usize;
-        assert_eq!(oc::fmi3GetNumberOfContinuousStates(f.c, &mut n), ERROR);
+        assert_eq!(oc::fmi3EnterEventMode(f.c), ERROR);
+        let mut x = [0.0; 2];
+        assert_eq!(oc::fmi3GetContinuousStates(f.c, x.as_mut_ptr(), 2), ERROR);
     }
-    assert!(f.log.saw("Model Exchange is not supported"));
+    assert!(f.log.saw("created for Co-Simulation"));
     assert_eq!(f.step(0.0, 1e-3).0, OK);
-    // Model Exchange and Scheduled Execution instantiation refused.
-    let name = CString::new("me").unwrap();
+    // Scheduled Execution instantiation refused.
+    let name = CString::new("se").unwrap();
     // SAFETY: valid strings; null logger allowed in FMI 3.
-    let me = unsafe {
-        oc::fmi3InstantiateModelExchange(
+    let se = unsafe {
+        oc::fmi3InstantiateScheduledExecution(
             name.as_ptr(),
             token().as_ptr(),
             std::ptr::null(),
@@ -635,9 +636,12 @@ fn fmi3_typed_access_checks() {
             0,
             std::ptr::null_mut(),
             None,
+            None,
+            None,
+            None,
         )
     };
-    assert!(me.is_null());
+    assert!(se.is_null());
 }
 
 #[test]

@@ -33,6 +33,30 @@ impl ModelDescription {
         out.start("fmiModelDescription", &root);
 
         let caps = &self.capabilities;
+        if self.model_exchange {
+            out.empty(
+                "ModelExchange",
+                &vec![
+                    ("modelIdentifier", self.model_identifier.clone()),
+                    ("needsExecutionTool", fmt_bool(false)),
+                    ("completedIntegratorStepNotNeeded", fmt_bool(true)),
+                    ("canBeInstantiatedOnlyOncePerProcess", fmt_bool(false)),
+                    ("canNotUseMemoryManagementFunctions", fmt_bool(true)),
+                    (
+                        "canGetAndSetFMUstate",
+                        fmt_bool(caps.can_get_and_set_fmu_state),
+                    ),
+                    (
+                        "canSerializeFMUstate",
+                        fmt_bool(caps.can_serialize_fmu_state),
+                    ),
+                    (
+                        "providesDirectionalDerivative",
+                        fmt_bool(caps.provides_directional_derivative),
+                    ),
+                ],
+            );
+        }
         out.empty(
             "CoSimulation",
             &vec![
@@ -72,6 +96,12 @@ impl ModelDescription {
     }
 
     fn write_fmi2_variables(&self, out: &mut XmlOut) {
+        let index_of = |vr: u32| {
+            self.variables
+                .iter()
+                .position(|v| v.value_reference == vr)
+                .map(|i| i + 1)
+        };
         out.start("ModelVariables", &Vec::new());
         for (i, v) in self.variables.iter().enumerate() {
             out.comment(&format!("index {}", i + 1));
@@ -88,7 +118,12 @@ impl ModelDescription {
                 a.push(("initial", initial.as_str().to_owned()));
             }
             out.start("ScalarVariable", &a);
-            let (element, t) = fmi2_type_element(&v.kind);
+            let (element, mut t) = fmi2_type_element(&v.kind);
+            if let Some(state) = v.derivative
+                && let Some(index) = index_of(state)
+            {
+                t.push(("derivative", index.to_string()));
+            }
             out.empty(element, &t);
             out.end("ScalarVariable");
         }
@@ -110,6 +145,8 @@ impl ModelDescription {
             .map(|(i, _)| i)
             .collect();
         let initial_unknowns = initial_unknown_positions(self);
+        let derivatives = self.derivatives();
+        let states: Vec<usize> = derivatives.iter().map(|&(_, s)| s).collect();
         if outputs.is_empty() && initial_unknowns.is_empty() {
             out.empty("ModelStructure", &Vec::new());
             return;
@@ -122,18 +159,29 @@ impl ModelDescription {
                 let mut a: Attrs = vec![("index", (i + 1).to_string())];
                 if let Some(deps) = &v.dependencies {
                     // A dependency on an unknown value reference (reported
-                    // by `validate`) cannot be written as an index.
-                    let indices: Vec<String> = deps
-                        .iter()
-                        .filter_map(|&vr| index_of(vr))
-                        .map(|i| i.to_string())
-                        .collect();
+                    // by `validate`) cannot be written as an index. With
+                    // Model Exchange the continuous states are knowns too.
+                    let mut indices: Vec<usize> =
+                        deps.iter().filter_map(|&vr| index_of(vr)).collect();
+                    indices.extend(states.iter().map(|s| s + 1));
+                    indices.sort_unstable();
+                    indices.dedup();
+                    let indices: Vec<String> = indices.iter().map(|i| i.to_string()).collect();
                     a.push(("dependencies", indices.join(" ")));
                     a.push(("dependenciesKind", dependencies_kind(indices.len())));
                 }
                 out.empty("Unknown", &a);
             }
             out.end("Outputs");
+        }
+        if !derivatives.is_empty() {
+            // Each derivative depends on every state and input (no
+            // `dependencies` attribute).
+            out.start("Derivatives", &Vec::new());
+            for &(d, _) in &derivatives {
+                out.empty("Unknown", &vec![("index", (d + 1).to_string())]);
+            }
+            out.end("Derivatives");
         }
         if !initial_unknowns.is_empty() {
             out.start("InitialUnknowns", &Vec::new());

@@ -32,6 +32,31 @@ impl ModelDescription {
         out.start("fmiModelDescription", &root);
 
         let caps = &self.capabilities;
+        if self.model_exchange {
+            out.empty(
+                "ModelExchange",
+                &vec![
+                    ("modelIdentifier", self.model_identifier.clone()),
+                    ("needsExecutionTool", fmt_bool(false)),
+                    ("canBeInstantiatedOnlyOncePerProcess", fmt_bool(false)),
+                    (
+                        "canGetAndSetFMUState",
+                        fmt_bool(caps.can_get_and_set_fmu_state),
+                    ),
+                    (
+                        "canSerializeFMUState",
+                        fmt_bool(caps.can_serialize_fmu_state),
+                    ),
+                    (
+                        "providesDirectionalDerivatives",
+                        fmt_bool(caps.provides_directional_derivative),
+                    ),
+                    ("providesAdjointDerivatives", fmt_bool(false)),
+                    ("needsCompletedIntegratorStep", fmt_bool(false)),
+                    ("providesEvaluateDiscreteStates", fmt_bool(false)),
+                ],
+            );
+        }
         out.empty(
             "CoSimulation",
             &vec![
@@ -87,6 +112,11 @@ impl ModelDescription {
             .filter(|v| v.causality == Causality::Output)
             .collect();
         let initial_unknowns = initial_unknown_positions(self);
+        let derivatives = self.derivatives();
+        let states: Vec<u32> = derivatives
+            .iter()
+            .map(|&(_, s)| self.variables[s].value_reference)
+            .collect();
         if outputs.is_empty() && initial_unknowns.is_empty() {
             out.empty("ModelStructure", &Vec::new());
             return;
@@ -95,11 +125,25 @@ impl ModelDescription {
         for v in outputs {
             let mut a: Attrs = vec![("valueReference", v.value_reference.to_string())];
             if let Some(deps) = &v.dependencies {
-                let vrs: Vec<String> = deps.iter().map(u32::to_string).collect();
+                // With Model Exchange the continuous states are knowns too.
+                let mut vrs: Vec<u32> = deps.clone();
+                vrs.extend(&states);
+                vrs.sort_unstable();
+                vrs.dedup();
+                let vrs: Vec<String> = vrs.iter().map(u32::to_string).collect();
                 a.push(("dependencies", vrs.join(" ")));
                 a.push(("dependenciesKind", dependencies_kind(vrs.len())));
             }
             out.empty("Output", &a);
+        }
+        for &(d, _) in &derivatives {
+            out.empty(
+                "ContinuousStateDerivative",
+                &vec![(
+                    "valueReference",
+                    self.variables[d].value_reference.to_string(),
+                )],
+            );
         }
         for i in initial_unknowns {
             out.empty(
@@ -134,6 +178,9 @@ fn fmi3_variable(v: &Variable) -> (&'static str, Attrs) {
         a.push(("initial", initial.as_str().to_owned()));
     }
     type_attributes(&v.kind, &mut a);
+    if let Some(state) = v.derivative {
+        a.push(("derivative", state.to_string()));
+    }
     let element = match &v.kind {
         VariableType::Real { .. } => "Float64",
         VariableType::Integer { .. } => "Int32",

@@ -237,6 +237,9 @@ pub struct Variable {
     /// A parameter that sets the model's structure (e.g. a segment count):
     /// FMI 3 causality `structuralParameter`, FMI 2 a fixed parameter.
     pub structural: bool,
+    /// For the derivative of a continuous state (Model Exchange): the value
+    /// reference of that state (FMI 3 `derivative`; FMI 2 writes its index).
+    pub derivative: Option<u32>,
 }
 
 impl Variable {
@@ -251,6 +254,7 @@ impl Variable {
             kind,
             dependencies: None,
             structural: false,
+            derivative: None,
         }
     }
 
@@ -374,6 +378,13 @@ impl Variable {
         self
     }
 
+    /// Makes the variable the time derivative of the continuous state with
+    /// value reference `state` (a local, continuous, calculated Real).
+    pub fn derivative_of(mut self, state: u32) -> Self {
+        self.derivative = Some(state);
+        self
+    }
+
     /// Sets the nominal magnitude of a real variable.
     pub fn nominal(mut self, value: f64) -> Self {
         if let VariableType::Real { nominal, .. } = &mut self.kind {
@@ -480,6 +491,10 @@ pub struct ModelDescription {
     pub documentation: Documentation,
     /// FMI 3 terminals (`terminalsAndIcons.xml`); empty for none.
     pub terminals: Vec<crate::terminals::Terminal>,
+    /// Whether the FMU also implements Model Exchange (then both XML
+    /// versions declare it beside Co-Simulation, with the continuous states
+    /// named by the variables that have a [`Variable::derivative`]).
+    pub model_exchange: bool,
 }
 
 impl ModelDescription {
@@ -499,6 +514,24 @@ impl ModelDescription {
             .iter()
             .filter(|v| v.causality == Causality::Output)
             .map(|v| v.value_reference)
+            .collect()
+    }
+
+    /// The derivative variables, in table order: (position of the
+    /// derivative, position of its state), 0-based. A derivative whose state
+    /// is not a variable (reported by `validate`) is left out.
+    pub fn derivatives(&self) -> Vec<(usize, usize)> {
+        self.variables
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                let state = v.derivative?;
+                let s = self
+                    .variables
+                    .iter()
+                    .position(|w| w.value_reference == state)?;
+                Some((i, s))
+            })
             .collect()
     }
 

@@ -135,5 +135,6 @@ pub(crate) fn sample() -> ModelDescription {
                 .into(),
         },
         terminals: Vec::new(),
+        model_exchange: false,
     }
 }

@@ -144,13 +144,23 @@ impl ModelDescription {
 
         for (i, v) in self.variables.iter().enumerate() {
             let label = variable_label(v, i);
+            // A derivative is named der(<its state>), the common spelling.
+            let derivative_name = v.derivative.and_then(|state| {
+                let state = self.variables.iter().find(|w| w.value_reference == state)?;
+                Some(format!("der({})", state.name))
+            });
             if v.name.is_empty() {
                 problems.push(format!("{label}: the name is empty"));
+            } else if let Some(expected) = &derivative_name {
+                if &v.name != expected {
+                    problems.push(format!("{label}: a derivative must be named {expected:?}"));
+                }
             } else if !is_identifier(&v.name) {
                 problems.push(format!(
                     "{label}: the name is not a valid identifier ([A-Za-z_][A-Za-z0-9_]*)"
                 ));
             }
+            self.check_derivative(v, &label, problems);
             if !v.name.is_empty() {
                 let count = names.entry(&v.name).or_insert(0);
                 *count += 1;
@@ -172,6 +182,65 @@ impl ModelDescription {
             check_initial_and_start(v, &label, problems);
             check_type_attributes(v, &label, problems);
             check_dependencies(v, &label, &inputs, problems);
+        }
+    }
+
+    /// A derivative names an existing continuous Real state (not itself,
+    /// not another derivative), is itself a continuous local or output
+    /// Real, and no state has two derivatives.
+    fn check_derivative(&self, v: &Variable, label: &str, problems: &mut Vec<String>) {
+        let Some(state_vr) = v.derivative else {
+            return;
+        };
+        let Some(state) = self
+            .variables
+            .iter()
+            .find(|w| w.value_reference == state_vr)
+        else {
+            problems.push(format!(
+                "{label}: derivative of value reference {state_vr}, which is not a variable"
+            ));
+            return;
+        };
+        let real = |w: &Variable| matches!(w.kind, VariableType::Real { .. });
+        if state_vr == v.value_reference || state.derivative.is_some() {
+            problems.push(format!(
+                "{label}: derivative of {:?}, which is itself a derivative",
+                state.name
+            ));
+        }
+        if !real(v) || !real(state) {
+            problems.push(format!(
+                "{label}: a derivative and its state must both be Real"
+            ));
+        }
+        for w in [v, state] {
+            let causality_ok = matches!(w.causality, Causality::Local | Causality::Output);
+            if !causality_ok || w.variability != Variability::Continuous {
+                problems.push(format!(
+                    "{label}: {:?} must be a continuous local or output to be a state or \
+                     derivative",
+                    w.name
+                ));
+            }
+        }
+        let twins = self
+            .variables
+            .iter()
+            .filter(|w| w.derivative == Some(state_vr))
+            .count();
+        if twins > 1
+            && self
+                .variables
+                .iter()
+                .find(|w| w.derivative == Some(state_vr))
+                .map(|w| w.value_reference)
+                != Some(v.value_reference)
+        {
+            problems.push(format!(
+                "{label}: state {:?} already has a derivative",
+                state.name
+            ));
         }
     }
 

@@ -241,18 +241,25 @@ pub(crate) fn initial_to_write(v: &crate::Variable) -> Option<Initial> {
 }
 
 /// Positions (0-based, table order) of the variables that belong in
-/// `InitialUnknowns`: outputs whose effective `initial` is approx or
+/// `InitialUnknowns`: outputs, and with Model Exchange the continuous
+/// states and their derivatives, whose effective `initial` is approx or
 /// calculated, and all calculated parameters.
 pub(crate) fn initial_unknown_positions(md: &ModelDescription) -> Vec<usize> {
+    let derivatives = md.derivatives();
+    let state_like = |i: usize| derivatives.iter().any(|&(d, s)| d == i || s == i);
+    let approx_or_calculated = |v: &crate::Variable| {
+        matches!(
+            v.effective_initial(),
+            Some(Initial::Approx | Initial::Calculated)
+        )
+    };
     md.variables
         .iter()
         .enumerate()
-        .filter(|(_, v)| match v.causality {
-            Causality::Output => matches!(
-                v.effective_initial(),
-                Some(Initial::Approx | Initial::Calculated)
-            ),
+        .filter(|(i, v)| match v.causality {
+            Causality::Output => approx_or_calculated(v),
             Causality::CalculatedParameter => true,
+            _ if state_like(*i) => approx_or_calculated(v),
             _ => false,
         })
         .map(|(i, _)| i)

@@ -67,7 +67,7 @@ unsafe extern "C" fn fmi2_logger(
         .push((status, text(category), text(arg)));
 }
 
-unsafe extern "C" fn fmi3_logger(
+pub unsafe extern "C" fn fmi3_logger(
     env: *mut c_void,
     status: i32,
     category: *const c_char,

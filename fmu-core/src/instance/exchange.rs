@@ -1,0 +1,244 @@
+//! Model Exchange: the master integrates the model's rates with its own
+//! solver. The same instance, values, checks and logging as
+//! Co-Simulation; only the states and time come from the master.
+//!
+//! The circuits switch only through regularised laws and clamps whose
+//! rates stay bounded (see each model card), so no event indicators are
+//! declared: the master's step-size control handles the kinks.
+
+use super::{Instance, Interface, Op, Phase};
+use crate::model::{Known, Model};
+use crate::status::{FmiResult, Status};
+use crate::table::Number;
+use nalgebra::{SMatrix, SVector};
+
+/// What `newDiscreteStates` / `updateDiscreteStates` report: the circuits
+/// have no discrete states and no time events, so every flag is false.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EventInfo {
+    /// Another event iteration is needed.
+    pub discrete_states_need_update: bool,
+    /// The simulation should end.
+    pub terminate_simulation: bool,
+    /// The nominal values of the states changed.
+    pub nominals_changed: bool,
+    /// The values of the states changed.
+    pub values_changed: bool,
+    /// The time of the next time event, if any.
+    pub next_event_time: Option<f64>,
+}
+
+impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
+    /// Makes a freshly created instance a Model Exchange one.
+    pub fn into_model_exchange(mut self: Box<Self>) -> Box<Self> {
+        self.interface = Interface::ModelExchange;
+        self
+    }
+
+    /// The interface the instance was created for.
+    pub fn interface(&self) -> Interface {
+        self.interface
+    }
+
+    /// The state machine check of a Model Exchange function, after checking
+    /// that the instance is a Model Exchange one.
+    fn check_exchange(&self, function: &str, op: Op) -> FmiResult {
+        if self.interface != Interface::ModelExchange {
+            return self.fail(
+                Status::Error,
+                function,
+                "this instance was created for Co-Simulation; Model Exchange functions need an \
+                 instance created for Model Exchange",
+            );
+        }
+        self.check_phase(function, op)
+    }
+
+    /// Checks that an array the master passes has one entry per state.
+    fn check_state_count(&self, function: &str, what: &str, n: usize) -> FmiResult {
+        if n == NX {
+            Ok(())
+        } else {
+            self.fail(
+                Status::Error,
+                function,
+                &format!("{what} = {n}, but the model has {NX} continuous states"),
+            )
+        }
+    }
+
+    /// setTime: the time of the next evaluation (a finite time not before
+    /// the start time; an integrator may go back after a rejected step).
+    pub fn set_time(&mut self, function: &str, t: f64) -> FmiResult {
+        self.check_exchange(function, Op::SetTime)?;
+        if !t.is_finite() || t < self.start_time {
+            return self.fail(
+                Status::Error,
+                function,
+                &format!(
+                    "time {} s must be finite and not before the start time {} s",
+                    Number(t),
+                    self.start_time
+                ),
+            );
+        }
+        self.time = t;
+        Ok(())
+    }
+
+    /// setContinuousStates: all or nothing; non-finite values are refused.
+    pub fn set_continuous_states(&mut self, function: &str, x: &[f64]) -> FmiResult {
+        self.check_exchange(function, Op::SetContinuousStates)?;
+        self.check_state_count(function, "nx", x.len())?;
+        if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+            return self.fail(
+                Status::Error,
+                function,
+                &format!(
+                    "state {} = {} is not finite; the states are unchanged",
+                    super::state_name::<M>(i),
+                    Number(x[i])
+                ),
+            );
+        }
+        self.x = SVector::from_column_slice(x);
+        self.outputs = None;
+        Ok(())
+    }
+
+    /// getDerivatives: the rates at the present time, states and inputs.
+    pub fn get_derivatives(&self, function: &str, out: &mut [f64]) -> FmiResult {
+        self.check_exchange(function, Op::GetContinuous)?;
+        self.check_state_count(function, "nx", out.len())?;
+        let dx = self.model.rates(&self.inputs, &self.x);
+        if let Some(i) = dx.iter().position(|v| !v.is_finite()) {
+            return self.fail(
+                Status::Error,
+                function,
+                &format!(
+                    "the derivative of state {} is {} at t = {} s (state {}); no values are \
+                     returned",
+                    super::state_name::<M>(i),
+                    Number(dx[i]),
+                    self.time,
+                    Number(self.x[i])
+                ),
+            );
+        }
+        out.copy_from_slice(dx.as_slice());
+        Ok(())
+    }
+
+    /// getContinuousStates.
+    pub fn get_continuous_states(&self, function: &str, out: &mut [f64]) -> FmiResult {
+        self.check_exchange(function, Op::GetContinuous)?;
+        self.check_state_count(function, "nx", out.len())?;
+        out.copy_from_slice(self.x.as_slice());
+        Ok(())
+    }
+
+    /// getNominalsOfContinuousStates (allowed from instantiation on).
+    pub fn get_nominals(&self, function: &str, out: &mut [f64]) -> FmiResult {
+        if self.interface != Interface::ModelExchange {
+            return self.check_exchange(function, Op::GetContinuous);
+        }
+        if self.phase == Phase::Failed || self.phase == Phase::ConfigurationMode {
+            return self.check_phase(function, Op::GetContinuous);
+        }
+        self.check_state_count(function, "nx", out.len())?;
+        out.copy_from_slice(self.model.nominal().as_slice());
+        Ok(())
+    }
+
+    /// getEventIndicators: the circuits declare none, so only an empty
+    /// array is accepted.
+    pub fn get_event_indicators(&self, function: &str, out: &mut [f64]) -> FmiResult {
+        self.check_exchange(function, Op::GetContinuous)?;
+        if !out.is_empty() {
+            return self.fail(
+                Status::Error,
+                function,
+                &format!(
+                    "{} event indicators asked for; this model declares none",
+                    out.len()
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// enterEventMode.
+    pub fn enter_event_mode(&mut self, function: &str) -> FmiResult {
+        self.check_exchange(function, Op::EnterEventMode)?;
+        self.phase = Phase::EventMode;
+        Ok(())
+    }
+
+    /// newDiscreteStates / updateDiscreteStates: nothing changes at an
+    /// event of these circuits.
+    pub fn update_discrete_states(&mut self, function: &str) -> FmiResult<EventInfo> {
+        self.check_exchange(function, Op::UpdateDiscreteStates)?;
+        Ok(EventInfo::default())
+    }
+
+    /// enterContinuousTimeMode.
+    pub fn enter_continuous_time_mode(&mut self, function: &str) -> FmiResult {
+        self.check_exchange(function, Op::EnterContinuousTimeMode)?;
+        self.phase = Phase::ContinuousTimeMode;
+        Ok(())
+    }
+
+    /// completedIntegratorStep: records the accepted point; no step event,
+    /// no termination (`(enterEventMode, terminateSimulation)`).
+    pub fn completed_integrator_step(&mut self, function: &str) -> FmiResult<(bool, bool)> {
+        self.check_exchange(function, Op::CompletedIntegratorStep)?;
+        self.last_successful_time = self.time;
+        Ok((false, false))
+    }
+
+    /// The Jacobian of the rates at the present state: the model's
+    /// analytic one, else central differences.
+    pub(super) fn rate_jacobian(&self) -> SMatrix<f64, NX, NX> {
+        let mut j = SMatrix::<f64, NX, NX>::zeros();
+        if self.model.jacobian(&self.inputs, &self.x, &mut j) {
+            return j;
+        }
+        let nominal = self.model.nominal();
+        for c in 0..self.model.active_states().min(NX) {
+            let h = 1e-6 * self.x[c].abs().max(nominal[c].abs().max(1e-300));
+            let (mut xp, mut xm) = (self.x, self.x);
+            xp[c] += h;
+            xm[c] -= h;
+            let up = self.model.rates(&self.inputs, &xp);
+            let down = self.model.rates(&self.inputs, &xm);
+            j.set_column(c, &((up - down) / (2.0 * h)));
+        }
+        j
+    }
+
+    /// The partial derivative of the rate of state `row` with respect to
+    /// `wrt`: from the Jacobian (evaluated once per call of the directional
+    /// derivative, kept in `jacobian`) for a state, by central differences
+    /// for an input.
+    pub(super) fn rate_partial(
+        &self,
+        row: usize,
+        wrt: Known,
+        jacobian: &mut Option<SMatrix<f64, NX, NX>>,
+    ) -> f64 {
+        match wrt {
+            Known::State(c) => jacobian.get_or_insert_with(|| self.rate_jacobian())[(row, c)],
+            Known::Input(i) => {
+                let v0 = self.values.raw()[i];
+                let h = 1e-6 * v0.abs().max(1.0);
+                let eval = |v: f64| {
+                    let mut raw = self.values.raw()[..self.layout.inputs].to_vec();
+                    raw[i] = v;
+                    let inputs = <M::Inputs as crate::table::Record>::from_values(&raw);
+                    self.model.rates(&inputs, &self.x)[row]
+                };
+                (eval(v0 + h) - eval(v0 - h)) / (2.0 * h)
+            }
+        }
+    }
+}
