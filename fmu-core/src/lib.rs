@@ -5,9 +5,9 @@
 //! parameter, input and output structs come from it), implements [`Model`]
 //! (configure from the typed parameters and the FMU's [`Context`], initial
 //! state, rates, optionally the analytic Jacobian, outputs), and writes one
-//! line, [`export_fmu!`], to get every FMI 2.0 and FMI 3.0 Co-Simulation
-//! function from the same library. This crate holds the state machine,
-//! argument checks, logging through the master's callback, FMU state
+//! line, [`export_fmu!`], to get every FMI 2.0 and FMI 3.0 function
+//! (Co-Simulation and Model Exchange) from the same library. This crate
+//! holds the state machine, argument checks, logging through the master's callback, FMU state
 //! snapshots and serialization, directional derivatives, the named state
 //! [`blocks`] elements fill, and the integrators ([`solver`]). It knows
 //! nothing of hydraulics.

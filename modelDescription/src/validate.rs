@@ -224,19 +224,14 @@ impl ModelDescription {
                 ));
             }
         }
-        let twins = self
+        // The first derivative of a state is its derivative; any later one
+        // is reported.
+        let first = self
             .variables
             .iter()
-            .filter(|w| w.derivative == Some(state_vr))
-            .count();
-        if twins > 1
-            && self
-                .variables
-                .iter()
-                .find(|w| w.derivative == Some(state_vr))
-                .map(|w| w.value_reference)
-                != Some(v.value_reference)
-        {
+            .find(|w| w.derivative == Some(state_vr))
+            .map(|w| w.value_reference);
+        if first != Some(v.value_reference) {
             problems.push(format!(
                 "{label}: state {:?} already has a derivative",
                 state.name
@@ -732,6 +727,68 @@ mod tests {
             &[
                 "variable \"time\" (vr 0): the independent variable must be of type Real",
                 "causality independent with variability discrete",
+            ],
+        );
+    }
+
+    /// The sample with Model Exchange: `p1` is a state (an output), `dp12`
+    /// a local state, and both have their `der(...)`.
+    fn with_states() -> crate::ModelDescription {
+        use crate::test_support::vr;
+        let mut md = sample();
+        md.model_exchange = true;
+        let mut dp12 = md.variable_by_name("dp12").unwrap().clone();
+        dp12.value_reference = 300;
+        dp12.name = "state_dp12".into();
+        md.variables.push(dp12);
+        md.variables
+            .push(Variable::real("der(p1)", 400).derivative_of(vr::P1));
+        md.variables
+            .push(Variable::real("der(state_dp12)", 401).derivative_of(300));
+        md
+    }
+
+    #[test]
+    fn model_exchange_states_are_written_in_both_versions() {
+        let md = with_states();
+        if let Err(e) = md.validate() {
+            panic!("{e}");
+        }
+        let v2 = md.to_fmi2_xml();
+        assert!(v2.contains("<ModelExchange modelIdentifier=\"OrificeChain\""));
+        assert!(v2.find("<ModelExchange").unwrap() < v2.find("<CoSimulation").unwrap());
+        // FMI 2 names the state by its 1-based index.
+        let p1 = md.variables.iter().position(|v| v.name == "p1").unwrap() + 1;
+        assert!(v2.contains(&format!("derivative=\"{p1}\"")), "{v2}");
+        assert!(v2.contains("<Derivatives>"));
+        let v3 = md.to_fmi3_xml();
+        assert!(v3.contains("derivative=\"300\""));
+        assert!(v3.contains("<ContinuousStateDerivative valueReference=\"400\"/>"));
+        assert!(v3.contains("<ContinuousStateDerivative valueReference=\"401\"/>"));
+        // Outputs list the states as knowns with Model Exchange.
+        assert!(v3.contains("dependencies=\"10 300\""), "{v3}");
+        // States and derivatives are initial unknowns (calculated).
+        assert!(v3.contains("<InitialUnknown valueReference=\"401\"/>"));
+        assert!(v3.contains("<InitialUnknown valueReference=\"300\"/>"));
+    }
+
+    #[test]
+    fn wrong_derivatives_are_reported() {
+        let mut md = with_states();
+        md.variables
+            .push(Variable::real("der(ghost)", 402).derivative_of(999));
+        md.variables
+            .push(Variable::real("rate", 403).derivative_of(300));
+        let mut der_of_param = Variable::real("der(rho)", 404);
+        der_of_param.derivative = Some(crate::test_support::vr::RHO);
+        md.variables.push(der_of_param);
+        assert_reports(
+            &md,
+            &[
+                "derivative of value reference 999, which is not a variable",
+                "a derivative must be named \"der(state_dp12)\"",
+                "already has a derivative",
+                "\"rho\" must be a continuous local or output",
             ],
         );
     }

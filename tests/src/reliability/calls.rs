@@ -1212,8 +1212,7 @@ pub(crate) fn value_refs(ctx: &mut Ctx) {
         );
     }
 
-    // Instantiation with a wrong token and through the Model Exchange
-    // interface.
+    // Instantiation with a wrong token, through both interfaces.
     let name = c"hostile".as_ptr();
     let (created, messages) =
         lib.instantiate_raw(name, c"{not-the-token}".as_ptr(), false, true, false);
@@ -1222,11 +1221,22 @@ pub(crate) fn value_refs(ctx: &mut Ctx) {
         "instantiate with a wrong token/GUID",
         refused_instantiation(created, messages),
     );
-    let (created, messages) = lib.instantiate_raw(name, lib.token_ptr(), true, true, false);
+    let (created, messages) =
+        lib.instantiate_raw(name, c"{not-the-token}".as_ptr(), true, true, false);
     ctx.tally.case(
         cat,
-        "instantiate as Model Exchange",
+        "instantiate as Model Exchange with a wrong token/GUID",
         refused_instantiation(created, messages),
+    );
+    let (created, _) = lib.instantiate_raw(name, lib.token_ptr(), true, true, false);
+    ctx.tally.case(
+        cat,
+        "instantiate as Model Exchange with the right token",
+        if created {
+            Ok(())
+        } else {
+            Err("Model Exchange instantiation refused".into())
+        },
     );
     ctx.tally.end(cat);
 }

@@ -35,7 +35,8 @@ class Master:
 
 
 def python_runner(name: str, fmi_versions: tuple[int, ...]) -> Master:
-    return Master(name, [sys.executable, "-m", f"harness.runners.{name}"], fmi_versions)
+    module = name.replace("-", "_")
+    return Master(name, [sys.executable, "-m", f"harness.runners.{module}"], fmi_versions)
 
 
 def default_masters() -> list[Master]:
@@ -48,6 +49,9 @@ def default_masters() -> list[Master]:
             "cargo build --release -p validation --bin fmi-runner",
         ),
         python_runner("fmpy", (2, 3)),
+        # FMPy as a Model Exchange master (its CVODE integrates the FMUs'
+        # derivatives).
+        python_runner("fmpy-me", (2, 3)),
         python_runner("ecospy", (2, 3)),
         python_runner("libcosimpy", (2,)),
     ]

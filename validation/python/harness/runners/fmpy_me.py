@@ -1,0 +1,130 @@
+"""Runner for FMPy's Model Exchange master (FMI 2 and 3), protocol in README.md.
+
+The same FMUs as the Co-Simulation runners, instantiated through their
+Model Exchange interface: FMPy integrates the FMU's derivatives with its own
+SUNDIALS CVODE (BDF, Newton with CVODE's finite-difference Jacobian over
+``fmi2GetDerivatives`` / ``fmi3GetContinuousStateDerivatives``) at the
+scenario's relative tolerance, and the results are sampled at the
+communication points like the Co-Simulation runs.
+
+Inputs are held between communication points, as the Co-Simulation masters
+hold them (scenario interpolation "step" or "linear" sampled at the points):
+each change is given to FMPy as a discontinuity (two rows at the same time),
+so FMPy stops CVODE there, sets the input in Event Mode and restarts.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import numpy as np
+
+from harness.runners.common import Job, Rejected, RunFailed, run_main
+from harness.runners.fmpy import _rows
+
+MASTER = "fmpy-me"
+
+
+def held_input_signals(job: Job) -> np.ndarray | None:
+    """The inputs as FMPy's structured array, held constant over each
+    communication step: where a value changes at t_k, a row with the old
+    value and a row with the new one share the time t_k."""
+    if not job.inputs:
+        return None
+    names = list(job.inputs)
+    values = np.column_stack([np.asarray(job.inputs[n], dtype=float) for n in names])
+    times = np.asarray(job.times, dtype=float)
+    rows_t = [times[0]]
+    rows_v = [values[0]]
+    for k in range(1, len(times)):
+        if np.any(values[k] != values[k - 1]):
+            rows_t.append(times[k])
+            rows_v.append(values[k - 1])
+        rows_t.append(times[k])
+        rows_v.append(values[k])
+    dtype = [("time", np.float64)]
+    for name in names:
+        kind = job.info.variable(name).kind
+        dtype.append((name, {"real": np.float64, "integer": np.int32, "boolean": np.bool_}.get(kind, np.float64)))
+    signals = np.zeros(len(rows_t), dtype=dtype)
+    signals["time"] = rows_t
+    block = np.array(rows_v)
+    for column, name in enumerate(names):
+        signals[name] = block[:, column]
+    return signals
+
+
+def last_sample_per_time(result: np.ndarray) -> np.ndarray:
+    """One row per time: FMPy samples an input event's time before and
+    after the event; the row after it (the new inputs) is kept, as a
+    Co-Simulation master reads the outputs after setting the inputs."""
+    times = result["time"]
+    keep = np.append(times[1:] != times[:-1], True)
+    return result[keep]
+
+
+def simulate(job: Job) -> list:
+    import fmpy
+    from fmpy.model_description import read_model_description
+    from fmpy.simulation import instantiate_fmu, simulate_fmu
+
+    try:
+        description = read_model_description(str(job.fmu), validate=True)
+    except Exception as err:  # noqa: BLE001
+        raise Rejected(f"read_model_description: {err}") from None
+    if description.modelExchange is None:
+        raise Rejected("the FMU has no ModelExchange interface")
+    platforms = fmpy.supported_platforms(str(job.fmu))
+    if fmpy.platform not in platforms:
+        raise Rejected(f"no binary for platform {fmpy.platform!r} (the FMU has {platforms})")
+    unzipdir = fmpy.extract(str(job.fmu))
+    try:
+        try:
+            instance = instantiate_fmu(unzipdir, description, "ModelExchange")
+        except Exception as err:  # noqa: BLE001
+            raise Rejected(f"instantiate_fmu: {err}") from None
+        recorder = {}
+
+        def step_finished(time, rec):
+            recorder["rec"] = rec
+            return True
+
+        try:
+            result = simulate_fmu(
+                unzipdir,
+                start_time=job.start_time,
+                stop_time=job.stop_time,
+                solver="CVode",
+                relative_tolerance=job.rel_tol or 1e-6,
+                output_interval=job.step,
+                fmi_type="ModelExchange",
+                start_values=dict(job.parameters),
+                input=held_input_signals(job),
+                output=job.outputs,
+                record_events=False,
+                model_description=description,
+                fmu_instance=instance,
+                step_finished=step_finished,
+            )
+        except Exception as err:  # noqa: BLE001
+            partial = []
+            if "rec" in recorder:
+                partial = _rows(recorder["rec"].result(), job.outputs)
+            raise RunFailed(f"simulate_fmu: {err}", partial) from None
+        finally:
+            try:
+                instance.freeInstance()
+            except Exception as err:  # noqa: BLE001
+                print(f"freeInstance: {err}", flush=True)
+        return _rows(last_sample_per_time(result), job.outputs)
+    finally:
+        shutil.rmtree(unzipdir, ignore_errors=True)
+
+
+def main(argv=None) -> int:
+    return run_main(MASTER, simulate, supported_versions=(2, 3), argv=argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
