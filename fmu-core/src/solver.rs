@@ -605,7 +605,11 @@ pub(crate) fn initial_step<S: OdeSystem<N>, const N: usize>(
     h.min(duration).max(duration * 1e-9)
 }
 
-fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
+/// Rodas3 with error control over `duration` (s), starting from the
+/// substep size `carried.h` (0: estimated): what [`advance`] runs for
+/// [`Method::Rodas3`], callable on its own by masters that integrate an
+/// imported FMU's derivatives.
+pub fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
     sys: &S,
     x: &mut SVector<f64, N>,
     duration: f64,

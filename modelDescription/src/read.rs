@@ -101,6 +101,9 @@ pub struct ParsedVariable {
     pub display_unit: Option<String>,
     /// FMI 3 `structuralParameter` (read as a parameter with this flag).
     pub structural: bool,
+    /// For a state derivative: the value reference of its state (FMI 3
+    /// `derivative`; FMI 2's index turned into the value reference).
+    pub derivative: Option<u32>,
 }
 
 /// One `ModelStructure` entry (FMI 2 `Unknown`, FMI 3 `Output` /
@@ -198,6 +201,8 @@ pub struct ParsedDescription {
     pub outputs: Vec<ParsedUnknown>,
     /// `ModelStructure` initial unknowns, as value references in document order.
     pub initial_unknowns: Vec<u32>,
+    /// Whether a `ModelExchange` element is present.
+    pub model_exchange: bool,
 }
 
 impl ParsedDescription {
@@ -209,6 +214,16 @@ impl ParsedDescription {
     /// Looks up a variable by name.
     pub fn variable_by_name(&self, name: &str) -> Option<&ParsedVariable> {
         self.variables.iter().find(|v| v.name == name)
+    }
+
+    /// The continuous states for Model Exchange, in the order of their
+    /// derivatives in `ModelVariables`: (state, derivative) value
+    /// references.
+    pub fn continuous_states(&self) -> Vec<(u32, u32)> {
+        self.variables
+            .iter()
+            .filter_map(|v| Some((v.derivative?, v.value_reference)))
+            .collect()
     }
 
     /// A Boolean attribute of the `CoSimulation` element (`None` when absent
@@ -481,6 +496,24 @@ pub fn parse_model_description(xml: &str) -> Result<ParsedDescription, ParseErro
         .filter(|n| fmi3 || n.name == "ScalarVariable")
         .map(|n| read_variable(n, fmi3))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut variables = variables;
+    if !fmi3 {
+        let vrs: Vec<u32> = variables.iter().map(|v| v.value_reference).collect();
+        for v in &mut variables {
+            if let Some(index) = v.derivative {
+                let vr = (index as usize)
+                    .checked_sub(1)
+                    .and_then(|i| vrs.get(i))
+                    .ok_or_else(|| {
+                        ParseError::BadReference(format!(
+                            "index {index} (derivative of {})",
+                            v.name
+                        ))
+                    })?;
+                v.derivative = Some(*vr);
+            }
+        }
+    }
 
     let (outputs, initial_unknowns) = match root.child("ModelStructure") {
         None => (Vec::new(), Vec::new()),
@@ -505,6 +538,7 @@ pub fn parse_model_description(xml: &str) -> Result<ParsedDescription, ParseErro
         variables,
         outputs,
         initial_unknowns,
+        model_exchange: root.child("ModelExchange").is_some(),
     })
 }
 
@@ -632,6 +666,13 @@ fn read_variable(n: &Node, fmi3: bool) -> Result<ParsedVariable, ParseError> {
         nominal: typed.f64_attr("nominal")?,
         unit: typed.attr("unit").map(str::to_owned),
         display_unit: typed.attr("displayUnit").map(str::to_owned),
+        derivative: if fmi3 {
+            n.u32_attr("derivative")?
+        } else {
+            // The 1-based index of the state; turned into its value
+            // reference once every variable is read.
+            typed.u32_attr("derivative")?
+        },
         kind,
         name,
         value_reference,

@@ -21,14 +21,15 @@ use anyhow::{Context, Result, anyhow, bail, ensure};
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{
     CoSimulation as Fmi2CoSimulation, Common as Fmi2Common, InstanceCS as Fmi2Instance,
+    InstanceME as Fmi2InstanceMe,
 };
 use fmi::fmi3::import::Fmi3Import;
-use fmi::fmi3::instance::InstanceCS as Fmi3Instance;
+use fmi::fmi3::instance::{InstanceCS as Fmi3Instance, InstanceME as Fmi3InstanceMe};
 use fmi::fmi3::{CoSimulation as Fmi3CoSimulation, Common as Fmi3Common, Fmi3Model, GetSet};
 use fmi::schema::fmi3::Fmi3ModelDescription;
 use fmi::schema::minimal::MinModelDescription;
 use fmi::schema::traits::FmiModelDescription;
-use fmi::traits::FmiImport;
+use fmi::traits::{FmiEventHandler, FmiImport, FmiModelExchange};
 use model_description::{ParsedDescription, ParsedType, ParsedVariable, parse_model_description};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -662,6 +663,38 @@ impl Fmu {
     }
 }
 
+impl Fmu {
+    /// Checks the binary ([`Fmu::check_binary`], and the Model Exchange
+    /// functions) and instantiates the FMU for Model Exchange (not
+    /// visible). `logging_on` enables every log category of the FMU.
+    pub fn instantiate_model_exchange(
+        self,
+        instance_name: &str,
+        logging_on: bool,
+    ) -> Result<Slave, LoadError> {
+        self.check_binary()?;
+        if !self.description.model_exchange {
+            return Err(rejected("the FMU declares no ModelExchange interface"));
+        }
+        let instance = match &self.import {
+            Import::Fmi2(import) => Instance::Fmi2Me(Box::new(
+                import
+                    .instantiate_me(instance_name, false, logging_on)
+                    .map_err(|e| instantiation_failed("fmi2Instantiate (Model Exchange)", e))?,
+            )),
+            Import::Fmi3(import) => Instance::Fmi3Me(Box::new(
+                import
+                    .instantiate_me(instance_name, false, logging_on)
+                    .map_err(|e| instantiation_failed("fmi3InstantiateModelExchange", e))?,
+            )),
+        };
+        Ok(Slave {
+            instance,
+            fmu: self,
+        })
+    }
+}
+
 fn instantiation_failed(function: &str, error: fmi::Error) -> LoadError {
     match error {
         fmi::Error::Instantiation => rejected(format!(
@@ -689,10 +722,40 @@ fn list_binaries(dir: &Path) -> Vec<String> {
     found
 }
 
-/// The `fmi` crate's instance of either version.
+/// The `fmi` crate's instance of either version and interface.
 enum Instance {
     Fmi2(Box<Fmi2Instance>),
     Fmi3(Box<Fmi3Instance>),
+    Fmi2Me(Box<Fmi2InstanceMe>),
+    Fmi3Me(Box<Fmi3InstanceMe>),
+}
+
+/// Runs `$body` with `$i` bound to a Model Exchange instance of either
+/// version; an error for a Co-Simulation instance.
+macro_rules! me_only {
+    ($inst:expr, $i:ident => $body:expr) => {
+        match $inst {
+            Instance::Fmi2Me($i) => $body,
+            Instance::Fmi3Me($i) => $body,
+            Instance::Fmi2(_) | Instance::Fmi3(_) => {
+                bail!("the instance was created for Co-Simulation, not Model Exchange")
+            }
+        }
+    };
+}
+
+/// Runs `$fmi2` with `$i` bound to the FMI 2 instance (either interface) or
+/// `$fmi3` with `$j` bound to the FMI 3 one: the functions both interfaces
+/// share (get/set, initialization, terminate).
+macro_rules! by_version {
+    ($inst:expr, $i:ident => $fmi2:expr, $j:ident => $fmi3:expr $(,)?) => {
+        match $inst {
+            Instance::Fmi2($i) => $fmi2,
+            Instance::Fmi2Me($i) => $fmi2,
+            Instance::Fmi3($j) => $fmi3,
+            Instance::Fmi3Me($j) => $fmi3,
+        }
+    };
 }
 
 /// What `doStep` reported besides its status. For FMI 2 (no out-arguments)
@@ -756,62 +819,64 @@ impl Slave {
     /// Sets one variable by value reference (`fmi2SetReal`/`Integer`/
     /// `Boolean`, `fmi3SetFloat64`/`Int32`/`Boolean`).
     pub fn set_value(&mut self, vr: u32, value: Value) -> Result<()> {
-        match (&mut self.instance, value) {
-            (Instance::Fmi2(i), Value::Real(x)) => call("fmi2SetReal", i.set_real(&[vr], &[x]))?,
-            (Instance::Fmi2(i), Value::Integer(n)) => {
-                call("fmi2SetInteger", i.set_integer(&[vr], &[n]))?
-            }
-            (Instance::Fmi2(i), Value::Boolean(b)) => {
-                call("fmi2SetBoolean", i.set_boolean(&[vr], &[i32::from(b)]))?
-            }
-            (Instance::Fmi3(i), Value::Real(x)) => {
-                call("fmi3SetFloat64", i.set_float64(&[vr], &[x]))?
-            }
-            (Instance::Fmi3(i), Value::Integer(n)) => {
-                call("fmi3SetInt32", i.set_int32(&[vr], &[n]))?
-            }
-            (Instance::Fmi3(i), Value::Boolean(b)) => {
-                call("fmi3SetBoolean", i.set_boolean(&[vr], &[b]))?
-            }
-        };
+        by_version!(&mut self.instance,
+            i => match value {
+                Value::Real(x) => call("fmi2SetReal", i.set_real(&[vr], &[x]))?,
+                Value::Integer(n) => call("fmi2SetInteger", i.set_integer(&[vr], &[n]))?,
+                Value::Boolean(b) => {
+                    call("fmi2SetBoolean", i.set_boolean(&[vr], &[i32::from(b)]))?
+                }
+            },
+            i => match value {
+                Value::Real(x) => call("fmi3SetFloat64", i.set_float64(&[vr], &[x]))?,
+                Value::Integer(n) => call("fmi3SetInt32", i.set_int32(&[vr], &[n]))?,
+                Value::Boolean(b) => call("fmi3SetBoolean", i.set_boolean(&[vr], &[b]))?,
+            },
+        );
         Ok(())
     }
 
     /// Gets one variable of type `kind` by value reference.
     pub fn get_value(&mut self, vr: u32, kind: &ParsedType) -> Result<Value> {
-        Ok(match (&mut self.instance, kind) {
-            (Instance::Fmi2(i), ParsedType::Real) => {
-                let mut v = [0.0];
-                call("fmi2GetReal", i.get_real(&[vr], &mut v))?;
-                Value::Real(v[0])
-            }
-            (Instance::Fmi3(i), ParsedType::Real) => {
-                let mut v = [0.0];
-                call("fmi3GetFloat64", i.get_float64(&[vr], &mut v))?;
-                Value::Real(v[0])
-            }
-            (Instance::Fmi2(i), ParsedType::Integer) => {
-                let mut v = [0];
-                call("fmi2GetInteger", i.get_integer(&[vr], &mut v))?;
-                Value::Integer(v[0])
-            }
-            (Instance::Fmi2(i), ParsedType::Boolean) => {
-                let mut v = [0];
-                call("fmi2GetBoolean", i.get_boolean(&[vr], &mut v))?;
-                Value::Boolean(v[0] != 0)
-            }
-            (Instance::Fmi3(i), ParsedType::Integer) => {
-                let mut v = [0];
-                call("fmi3GetInt32", i.get_int32(&[vr], &mut v))?;
-                Value::Integer(v[0])
-            }
-            (Instance::Fmi3(i), ParsedType::Boolean) => {
-                let mut v = [false];
-                call("fmi3GetBoolean", i.get_boolean(&[vr], &mut v))?;
-                Value::Boolean(v[0])
-            }
-            (_, ParsedType::Other(t)) => bail!("value reference {vr} has type {t}, not supported"),
-        })
+        if let ParsedType::Other(t) = kind {
+            bail!("value reference {vr} has type {t}, not supported");
+        }
+        Ok(by_version!(&mut self.instance,
+            i => match kind {
+                ParsedType::Integer => {
+                    let mut v = [0];
+                    call("fmi2GetInteger", i.get_integer(&[vr], &mut v))?;
+                    Value::Integer(v[0])
+                }
+                ParsedType::Boolean => {
+                    let mut v = [0];
+                    call("fmi2GetBoolean", i.get_boolean(&[vr], &mut v))?;
+                    Value::Boolean(v[0] != 0)
+                }
+                _ => {
+                    let mut v = [0.0];
+                    call("fmi2GetReal", i.get_real(&[vr], &mut v))?;
+                    Value::Real(v[0])
+                }
+            },
+            i => match kind {
+                ParsedType::Integer => {
+                    let mut v = [0];
+                    call("fmi3GetInt32", i.get_int32(&[vr], &mut v))?;
+                    Value::Integer(v[0])
+                }
+                ParsedType::Boolean => {
+                    let mut v = [false];
+                    call("fmi3GetBoolean", i.get_boolean(&[vr], &mut v))?;
+                    Value::Boolean(v[0])
+                }
+                _ => {
+                    let mut v = [0.0];
+                    call("fmi3GetFloat64", i.get_float64(&[vr], &mut v))?;
+                    Value::Real(v[0])
+                }
+            },
+        ))
     }
 
     /// Sets a variable by name; the value must have the variable's type.
@@ -878,10 +943,10 @@ impl Slave {
 
     /// Gets Real (FMI 3 Float64) variables by value reference in one call.
     pub fn get_reals(&mut self, vrs: &[u32], out: &mut [f64]) -> Result<()> {
-        match &mut self.instance {
-            Instance::Fmi2(i) => call("fmi2GetReal", i.get_real(vrs, out))?,
-            Instance::Fmi3(i) => call("fmi3GetFloat64", i.get_float64(vrs, out))?,
-        };
+        by_version!(&mut self.instance,
+            i => call("fmi2GetReal", i.get_real(vrs, out))?,
+            i => call("fmi3GetFloat64", i.get_float64(vrs, out))?,
+        );
         Ok(())
     }
 
@@ -915,25 +980,25 @@ impl Slave {
 
     /// FMI 3 `fmi3EnterConfigurationMode` (an error for FMI 2).
     pub fn enter_configuration_mode(&mut self) -> Result<()> {
-        match &mut self.instance {
-            Instance::Fmi2(_) => bail!("FMI 2.0 has no Configuration Mode"),
-            Instance::Fmi3(i) => call(
+        by_version!(&mut self.instance,
+            _i => bail!("FMI 2.0 has no Configuration Mode"),
+            i => call(
                 "fmi3EnterConfigurationMode",
                 Fmi3Common::enter_configuration_mode(i.as_mut()),
             )?,
-        };
+        );
         Ok(())
     }
 
     /// FMI 3 `fmi3ExitConfigurationMode` (an error for FMI 2).
     pub fn exit_configuration_mode(&mut self) -> Result<()> {
-        match &mut self.instance {
-            Instance::Fmi2(_) => bail!("FMI 2.0 has no Configuration Mode"),
-            Instance::Fmi3(i) => call(
+        by_version!(&mut self.instance,
+            _i => bail!("FMI 2.0 has no Configuration Mode"),
+            i => call(
                 "fmi3ExitConfigurationMode",
                 Fmi3Common::exit_configuration_mode(i.as_mut()),
             )?,
-        };
+        );
         Ok(())
     }
 
@@ -946,8 +1011,8 @@ impl Slave {
         start: f64,
         stop: Option<f64>,
     ) -> Result<()> {
-        match &mut self.instance {
-            Instance::Fmi2(i) => {
+        by_version!(&mut self.instance,
+            i => {
                 call(
                     "fmi2SetupExperiment",
                     Fmi2Common::setup_experiment(i.as_mut(), tolerance, start, stop),
@@ -956,29 +1021,34 @@ impl Slave {
                     "fmi2EnterInitializationMode",
                     Fmi2Common::enter_initialization_mode(i.as_mut()),
                 )?;
-            }
-            Instance::Fmi3(i) => {
+            },
+            i => {
                 call(
                     "fmi3EnterInitializationMode",
                     Fmi3Common::enter_initialization_mode(i.as_mut(), tolerance, start, stop),
                 )?;
-            }
-        }
+            },
+        );
         Ok(())
     }
 
-    /// Leaves Initialization Mode (into Step Mode).
+    /// Leaves Initialization Mode (Co-Simulation: into Step Mode; Model
+    /// Exchange: through the event iteration into Continuous-Time Mode).
     pub fn exit_initialization(&mut self) -> Result<()> {
-        match &mut self.instance {
-            Instance::Fmi2(i) => call(
+        by_version!(&mut self.instance,
+            i => call(
                 "fmi2ExitInitializationMode",
                 Fmi2Common::exit_initialization_mode(i.as_mut()),
             )?,
-            Instance::Fmi3(i) => call(
+            i => call(
                 "fmi3ExitInitializationMode",
                 Fmi3Common::exit_initialization_mode(i.as_mut()),
             )?,
-        };
+        );
+        if self.is_model_exchange() {
+            self.event_iteration()?;
+            self.enter_continuous_time_mode()?;
+        }
         Ok(())
     }
 
@@ -987,6 +1057,9 @@ impl Slave {
     /// time where the FMU reports one).
     pub fn do_step(&mut self, t: f64, h: f64) -> Result<StepReport> {
         match &mut self.instance {
+            Instance::Fmi2Me(_) | Instance::Fmi3Me(_) => {
+                bail!("doStep: the instance was created for Model Exchange")
+            }
             Instance::Fmi2(i) => match i.do_step(t, h, true) {
                 Ok(_) => Ok(StepReport {
                     event_handling_needed: false,
@@ -1030,12 +1103,126 @@ impl Slave {
         }
     }
 
+    /// Whether the instance was created for Model Exchange.
+    pub fn is_model_exchange(&self) -> bool {
+        matches!(self.instance, Instance::Fmi2Me(_) | Instance::Fmi3Me(_))
+    }
+
+    /// Event Mode: enters it, iterates `newDiscreteStates` /
+    /// `updateDiscreteStates` until no further iteration is asked for, and
+    /// enters Continuous-Time Mode. An FMU that asks to terminate, changes
+    /// its states' values or nominals, or sets a time event is reported
+    /// (this master integrates between communication points only).
+    pub fn handle_event(&mut self) -> Result<()> {
+        self.enter_event_mode()?;
+        self.leave_event_mode()
+    }
+
+    /// `enterEventMode` (Model Exchange): discrete input changes go here.
+    pub fn enter_event_mode(&mut self) -> Result<()> {
+        me_only!(&mut self.instance, i => call("enterEventMode", FmiEventHandler::enter_event_mode(i.as_mut()))?);
+        Ok(())
+    }
+
+    /// The event iteration, then Continuous-Time Mode (see
+    /// [`Slave::handle_event`]).
+    pub fn leave_event_mode(&mut self) -> Result<()> {
+        self.event_iteration()?;
+        self.enter_continuous_time_mode()
+    }
+
+    fn event_iteration(&mut self) -> Result<()> {
+        for _ in 0..100 {
+            let mut flags = fmi::EventFlags::default();
+            me_only!(&mut self.instance, i => call(
+                "newDiscreteStates/updateDiscreteStates",
+                FmiEventHandler::update_discrete_states(i.as_mut(), &mut flags),
+            )?);
+            ensure!(
+                !flags.terminate_simulation,
+                "the FMU asked to terminate at an event"
+            );
+            if !flags.discrete_states_need_update {
+                return Ok(());
+            }
+        }
+        bail!("the event iteration did not settle in 100 rounds")
+    }
+
+    fn enter_continuous_time_mode(&mut self) -> Result<()> {
+        me_only!(&mut self.instance, i => call(
+            "enterContinuousTimeMode",
+            FmiModelExchange::enter_continuous_time_mode(i.as_mut()),
+        )?);
+        Ok(())
+    }
+
+    /// The number of continuous states (the model description's
+    /// derivatives).
+    pub fn state_count(&self) -> usize {
+        self.fmu.description.continuous_states().len()
+    }
+
+    /// `setTime` (Model Exchange), s.
+    pub fn set_time(&mut self, t: f64) -> Result<()> {
+        me_only!(&mut self.instance, i => call("setTime", FmiModelExchange::set_time(i.as_mut(), t))?);
+        Ok(())
+    }
+
+    /// `getContinuousStates` (Model Exchange).
+    pub fn get_states(&mut self, x: &mut [f64]) -> Result<()> {
+        me_only!(&mut self.instance, i => call(
+            "getContinuousStates",
+            FmiModelExchange::get_continuous_states(i.as_mut(), x),
+        )?);
+        Ok(())
+    }
+
+    /// `setContinuousStates` (Model Exchange).
+    pub fn set_states(&mut self, x: &[f64]) -> Result<()> {
+        me_only!(&mut self.instance, i => call(
+            "setContinuousStates",
+            FmiModelExchange::set_continuous_states(i.as_mut(), x),
+        )?);
+        Ok(())
+    }
+
+    /// `getDerivatives` / `getContinuousStateDerivatives` (Model Exchange).
+    pub fn get_derivatives(&mut self, dx: &mut [f64]) -> Result<()> {
+        me_only!(&mut self.instance, i => call(
+            "getDerivatives",
+            FmiModelExchange::get_continuous_state_derivatives(i.as_mut(), dx),
+        )?);
+        Ok(())
+    }
+
+    /// `getNominalsOfContinuousStates` (Model Exchange).
+    pub fn get_nominals(&mut self, nominal: &mut [f64]) -> Result<()> {
+        me_only!(&mut self.instance, i => call(
+            "getNominalsOfContinuousStates",
+            FmiModelExchange::get_nominals_of_continuous_states(i.as_mut(), nominal),
+        )?);
+        Ok(())
+    }
+
+    /// `completedIntegratorStep` (Model Exchange): whether the FMU asks for
+    /// an event.
+    pub fn completed_integrator_step(&mut self) -> Result<bool> {
+        let (mut event, mut stop) = (false, false);
+        me_only!(&mut self.instance, i => call(
+            "completedIntegratorStep",
+            FmiModelExchange::completed_integrator_step(i.as_mut(), true, &mut event, &mut stop),
+        )?);
+        ensure!(!stop, "the FMU asked to terminate after an integrator step");
+        Ok(event)
+    }
+
     /// `fmi2Terminate` / `fmi3Terminate`.
     pub fn terminate(&mut self) -> Result<()> {
-        match &mut self.instance {
-            Instance::Fmi2(i) => call("fmi2Terminate", Fmi2Common::terminate(i.as_mut()))?,
-            Instance::Fmi3(i) => call("fmi3Terminate", Fmi3Common::terminate(i.as_mut()))?,
-        };
+        by_version!(&mut self.instance,
+            i => call("fmi2Terminate", Fmi2Common::terminate(i.as_mut()))?,
+            i => call("fmi3Terminate", Fmi3Common::terminate(i.as_mut()))?,
+        );
         Ok(())
     }
 
@@ -1069,6 +1256,7 @@ mod tests {
             unit: None,
             display_unit: None,
             structural: false,
+            derivative: None,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod cosim;
 pub mod fmi_master;
 pub mod fmu3;
 pub mod freq;
+pub mod me_stepper;
 pub mod plot;
 pub mod scenario;
 pub mod units;

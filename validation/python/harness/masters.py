@@ -48,6 +48,12 @@ def default_masters() -> list[Master]:
             (2, 3),
             "cargo build --release -p validation --bin fmi-runner",
         ),
+        Master(
+            "fmi-rs-me",
+            [str(REPO_ROOT / "target" / "release" / "fmi-runner"), "--model-exchange"],
+            (2, 3),
+            "cargo build --release -p validation --bin fmi-runner",
+        ),
         python_runner("fmpy", (2, 3)),
         # FMPy as a Model Exchange master (its CVODE integrates the FMUs'
         # derivatives).

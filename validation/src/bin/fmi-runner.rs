@@ -1,9 +1,15 @@
 //! `fmi-runner`: the in-Rust FMI master of the validation harness (master
-//! `fmi-rs`), built on the `fmi` crate through `validation::fmi_master`.
+//! `fmi-rs`, and `fmi-rs-me` with `--model-exchange`), built on the `fmi`
+//! crate through `validation::fmi_master`.
 //!
 //! ```text
-//! fmi-runner --fmu PATH --scenario DIR --step H --out RESULT.csv --fmi-version 2|3
+//! fmi-runner --fmu PATH --scenario DIR --step H --out RESULT.csv --fmi-version 2|3 [--model-exchange]
 //! ```
+//!
+//! With `--model-exchange` the FMU is instantiated for Model Exchange and
+//! this master integrates its derivatives itself
+//! ([`validation::me_stepper`]: fmu-core's Rodas3 at the scenario's
+//! tolerance); an input change is set in Event Mode.
 //!
 //! It follows the runner protocol of `validation/python/harness/README.md`:
 //! reads `DIR/scenario.json`, the `.opt` options and the inputs file (with
@@ -28,10 +34,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 use validation::fmi_master::{FmiVersion, Fmu, LoadError, Slave, Value};
+use validation::me_stepper::MeStepper;
 use validation::{Interpolation, Options, Scenario, Trace};
 
 /// The master's name in the harness and in every line it prints.
 const MASTER: &str = "fmi-rs";
+/// The name with `--model-exchange`.
+const MASTER_ME: &str = "fmi-rs-me";
 
 /// Command line of the runner protocol.
 #[derive(Debug, Parser)]
@@ -60,6 +69,10 @@ struct Args {
     /// NAME=VALUE, e.g. solver=5 (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_setting)]
     set: Vec<(String, f64)>,
+    /// Run the FMU as Model Exchange: this master integrates its
+    /// derivatives (Rodas3 at the scenario's relative tolerance).
+    #[arg(long)]
+    model_exchange: bool,
 }
 
 /// `NAME=VALUE` with a number.
@@ -192,7 +205,7 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
     let expected = args.fmi_version.and_then(FmiVersion::from_major);
     let fmu = Fmu::load(&args.fmu, expected)?;
     for note in fmu.notes() {
-        println!("[{MASTER}] note: {note}");
+        println!("[{}] note: {note}", master(args));
     }
 
     // Scenario and FMU must agree on names before anything is instantiated.
@@ -273,7 +286,8 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
     let t_at = |k: u64| start_time + k as f64 * h;
     let stop = t_at(n);
     println!(
-        "[{MASTER}] {} ({}), scenario {}, step {h} s, {n} steps",
+        "[{}] {} ({}), scenario {}, step {h} s, {n} steps",
+        master(args),
         args.fmu.file_name().map_or_else(
             || args.fmu.display().to_string(),
             |f| f.to_string_lossy().into()
@@ -283,7 +297,11 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
     );
 
     let instance_name = fmu.description().model_name.clone();
-    let mut slave = fmu.instantiate(&instance_name, false)?;
+    let mut slave = if args.model_exchange {
+        fmu.instantiate_model_exchange(&instance_name, false)?
+    } else {
+        fmu.instantiate(&instance_name, false)?
+    };
     slave
         .set_start_values(&parameters)
         .context("setting the scenario's parameters")?;
@@ -291,6 +309,30 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
     set_inputs(&mut slave, &inputs, &scenario.inputs.trace, start_time, h)?;
     slave.exit_initialization()?;
     recorder.record(&mut slave, start_time, &signals)?;
+    if args.model_exchange {
+        let mut stepper = MeStepper::new(&mut slave, rel_tol.unwrap_or(1e-6))?;
+        for k in 0..n {
+            let t = t_at(k);
+            if k > 0 {
+                // The inputs change at communication points: in Event Mode.
+                slave.enter_event_mode()?;
+                set_inputs(&mut slave, &inputs, &scenario.inputs.trace, t, h)?;
+                slave.leave_event_mode()?;
+            }
+            if stepper.step(&mut slave, t, h)? {
+                slave.handle_event()?;
+            }
+            recorder.record(&mut slave, t_at(k + 1), &signals)?;
+        }
+        println!(
+            "[{}] Rodas3 on the FMU's derivatives: {} substeps, {} rejected, {} derivative calls",
+            master(args),
+            stepper.stats.accepted,
+            stepper.stats.rejected,
+            stepper.stats.rhs_evals
+        );
+        return finish(args, slave, recorder, started);
+    }
     for k in 0..n {
         let t = t_at(k);
         set_inputs(&mut slave, &inputs, &scenario.inputs.trace, t, h)?;
@@ -313,16 +355,37 @@ fn run(args: &Args, recorder: &mut Recorder) -> Result<(), Outcome> {
         }
         recorder.record(&mut slave, t_at(k + 1), &signals)?;
     }
+    finish(args, slave, recorder, started)
+}
+
+/// Terminates and frees the instance and writes the result.
+fn finish(
+    args: &Args,
+    mut slave: Slave,
+    recorder: &mut Recorder,
+    started: Instant,
+) -> Result<(), Outcome> {
     slave.terminate()?;
     slave.free();
     recorder.write(&args.out)?;
     println!(
-        "[{MASTER}] wrote {} rows to {} in {:.2} s",
+        "[{}] wrote {} rows to {} in {:.2} s",
+        master(args),
         recorder.rows.len(),
         args.out.display(),
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The master's name in the harness: `fmi-rs`, or `fmi-rs-me` for Model
+/// Exchange.
+fn master(args: &Args) -> &'static str {
+    if args.model_exchange {
+        MASTER_ME
+    } else {
+        MASTER
+    }
 }
 
 /// Shows what the FMU logs (through the `fmi` crate's callbacks, which
@@ -368,24 +431,25 @@ fn main() -> ExitCode {
         header: Vec::new(),
         rows: Vec::new(),
     };
+    let name = master(&args);
     match run(&args, &mut recorder) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Outcome::NotSupported(why)) => {
-            println!("[{MASTER}] NOT SUPPORTED: {why}");
+            println!("[{name}] NOT SUPPORTED: {why}");
             ExitCode::from(3)
         }
         Err(Outcome::Rejected(why)) => {
-            println!("[{MASTER}] REJECTED: {why}");
+            println!("[{name}] REJECTED: {why}");
             ExitCode::from(4)
         }
         Err(Outcome::Failed(error)) => {
             if !recorder.rows.is_empty() && recorder.write(&args.out).is_ok() {
                 println!(
-                    "[{MASTER}] wrote the {} rows recorded before the failure",
+                    "[{name}] wrote the {} rows recorded before the failure",
                     recorder.rows.len()
                 );
             }
-            println!("[{MASTER}] FAILED: {error:#}");
+            println!("[{name}] FAILED: {error:#}");
             ExitCode::from(1)
         }
     }
