@@ -690,7 +690,7 @@ pub unsafe fn get_derivatives<M: Model<N>, const N: usize>(
     })
 }
 
-/// `fmi2GetEventIndicators` (Model Exchange; the circuits have none).
+/// `fmi2GetEventIndicators` (Model Exchange).
 pub unsafe fn get_event_indicators<M: Model<N>, const N: usize>(
     c: fmi2Component,
     eventIndicators: *mut fmi2Real,

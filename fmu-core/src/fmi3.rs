@@ -734,7 +734,7 @@ pub unsafe fn get_continuous_state_derivatives<M: Model<N>, const N: usize>(
     })
 }
 
-/// `fmi3GetEventIndicators` (the circuits declare none).
+/// `fmi3GetEventIndicators`.
 pub unsafe fn get_event_indicators<M: Model<N>, const N: usize>(
     instance: fmi3Instance,
     eventIndicators: *mut fmi3Float64,
@@ -785,7 +785,7 @@ pub unsafe fn get_nominals_of_continuous_states<M: Model<N>, const N: usize>(
     })
 }
 
-/// `fmi3GetNumberOfEventIndicators`: 0.
+/// `fmi3GetNumberOfEventIndicators`.
 pub unsafe fn get_number_of_event_indicators<M: Model<N>, const N: usize>(
     instance: fmi3Instance,
     nEventIndicators: *mut usize,
@@ -793,7 +793,8 @@ pub unsafe fn get_number_of_event_indicators<M: Model<N>, const N: usize>(
     let f = "fmi3GetNumberOfEventIndicators";
     st(unsafe {
         with_instance::<M, N>(instance, V, f, |i| {
-            write_out(i, f, "nEventIndicators", nEventIndicators, 0)
+            let n = i.event_indicator_count();
+            write_out(i, f, "nEventIndicators", nEventIndicators, n)
         })
     })
 }

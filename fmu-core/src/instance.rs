@@ -7,7 +7,7 @@ use crate::context::{Context, ResourceFolder};
 use crate::logging::{Category, Logger, Sink};
 use crate::model::{
     Known, Model, SolverParams, VR_DERIVATIVE_BASE, VR_SOLVER_BASE, VR_STATE_BASE, VR_STATS_BASE,
-    VR_TIME, ValueType, Values, WithInputs, check_model_table, full_description, solver_rows,
+    VR_EVENT_BASE, VR_TIME, ValueType, Values, WithInputs, check_model_table, full_description, solver_rows,
     statistic, type_matches,
 };
 use crate::solver::w_method::{Reuse, ReuseRecord};
@@ -212,6 +212,8 @@ struct Layout {
     rtol: usize,
     /// The number of continuous states.
     states: usize,
+    /// The number of event indicators.
+    events: usize,
 }
 
 /// What a value reference names.
@@ -233,10 +235,12 @@ enum Slot {
     State(usize),
     /// The derivative of continuous state `i` (Model Exchange).
     Derivative(usize),
+    /// Event indicator `k` (Model Exchange).
+    EventIndicator(usize),
 }
 
 impl Layout {
-    fn of<M: Table>() -> Self {
+    fn of<M: Model<NX>, const NX: usize>() -> Self {
         let model_rows = M::rows().len();
         Layout {
             inputs: <M::Inputs as Record>::LEN,
@@ -249,6 +253,7 @@ impl Layout {
                     .position(|r| r.name == "rtol")
                     .unwrap_or(0),
             states: M::STATES,
+            events: M::event_indicators().len(),
         }
     }
 
@@ -270,6 +275,8 @@ impl Layout {
             Slot::State((vr - VR_STATE_BASE) as usize)
         } else if (VR_DERIVATIVE_BASE..VR_DERIVATIVE_BASE + self.states as u32).contains(&vr) {
             Slot::Derivative((vr - VR_DERIVATIVE_BASE) as usize)
+        } else if (VR_EVENT_BASE..VR_EVENT_BASE + self.events as u32).contains(&vr) {
+            Slot::EventIndicator((vr - VR_EVENT_BASE) as usize)
         } else {
             return None;
         })
@@ -480,8 +487,7 @@ pub fn checked_description<M: Model<NX>, const NX: usize>() -> Result<ModelDescr
         )
     };
     check_model_table::<M>()?;
-    let mut desc = full_description::<M>();
-    desc.terminals = M::terminals();
+    let desc = full_description::<M, NX>();
     desc.validate().map_err(|e| e.to_string())?;
     Ok(desc)
 }
@@ -492,7 +498,7 @@ pub fn checked_description<M: Model<NX>, const NX: usize>() -> Result<ModelDescr
 pub fn default_model<M: Model<NX>, const NX: usize>() -> Result<(M, M::Inputs), String> {
     let rows = slot_rows::<M>();
     let values = start_values(&rows);
-    let layout = Layout::of::<M>();
+    let layout = Layout::of::<M, NX>();
     let inputs = M::Inputs::from_values(&values.raw()[..layout.inputs]);
     let none = ResourceFolder::Unavailable("no resource folder in process".into());
     Ok((build_model(&values, &layout, &none)?, inputs))
@@ -526,7 +532,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             .collect();
         lookup.sort_unstable();
         let rows = slot_rows::<M>();
-        let layout = Layout::of::<M>();
+        let layout = Layout::of::<M, NX>();
         let values = start_values(&rows);
         let model = build_model::<M, NX>(&values, &layout, &resources)
             .map_err(CreateError::Configuration)?;
@@ -1047,6 +1053,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.check_phase(function, Op::GetValues)?;
         let mut outputs: Option<M::Outputs> = None;
         let mut rates: Option<SVector<f64, NX>> = None;
+        let mut events: Option<Vec<f64>> = None;
         for (i, &vr) in vrs.iter().enumerate() {
             self.typed_row(function, vr, wanted)?;
             let v = match self.layout.slot(vr) {
@@ -1074,6 +1081,14 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 }
                 Some(Slot::Statistic) => statistic(&self.stats, vr).unwrap_or(f64::NAN),
                 Some(Slot::State(k)) => self.x[k],
+                Some(Slot::EventIndicator(k)) => {
+                    let z = events.get_or_insert_with(|| {
+                        let mut z = vec![0.0; self.layout.events];
+                        self.model.event_indicator_values(&self.inputs, &self.x, &mut z);
+                        z
+                    });
+                    z[k]
+                }
                 Some(Slot::Derivative(k)) => {
                     let v = rates.get_or_insert_with(|| self.model.rates(&self.inputs, &self.x))[k];
                     if !v.is_finite() {

@@ -31,7 +31,9 @@ pub mod testing;
 pub use blocks::{Block, BlockJacobian, DynBlock, StateGroup};
 pub use context::{Context, ResourceFolder};
 pub use instance::{FmiVersion, Instance, Interface, Phase, checked_description, default_model};
-pub use model::{Derived, Known, Model, ValueType, Values, WithInputs, full_description};
+pub use model::{
+    Derived, EventIndicator, Known, Model, ValueType, Values, WithInputs, full_description,
+};
 pub use model_description;
 pub use nalgebra;
 pub use solver::{Clamp, Method, OdeSystem, SolverSettings};

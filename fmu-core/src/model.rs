@@ -34,6 +34,22 @@ pub const VR_STATE_BASE: u32 = 200_000;
 /// First value reference of the state derivatives (Model Exchange;
 /// `der` of state `i` is `VR_DERIVATIVE_BASE + i`).
 pub const VR_DERIVATIVE_BASE: u32 = 300_000;
+/// First value reference of the event indicators (Model Exchange;
+/// indicator `k` is `VR_EVENT_BASE + k`).
+pub const VR_EVENT_BASE: u32 = 400_000;
+
+/// One event indicator of a circuit (Model Exchange): a continuous function
+/// of the state and inputs that changes sign exactly where the circuit's
+/// equations switch (a valve edge opens, an end stop takes hold, a clamp
+/// holds or lets go), so that a master's integrator can locate the switch
+/// instead of stepping across it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventIndicator {
+    /// Short name; the variable is `event_<name>`.
+    pub name: &'static str,
+    /// What its sign says, in domain terms.
+    pub description: &'static str,
+}
 
 crate::parameters! {
     /// The integrator's settings: parameters of every FMU, tunable between
@@ -266,6 +282,16 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
         Vec::new()
     }
 
+    /// The circuit's event indicators (see [`EventIndicator`]), always the
+    /// same list for a model type; none by default.
+    fn event_indicators() -> Vec<EventIndicator> {
+        Vec::new()
+    }
+
+    /// The values of the event indicators at state `x` with inputs `u`,
+    /// one per entry of [`Model::event_indicators`], into `z`.
+    fn event_indicator_values(&self, _u: &Self::Inputs, _x: &SVector<f64, N>, _z: &mut [f64]) {}
+
     /// The analytic partial derivative of output `output` (its index,
     /// `output::name`) with respect to `wrt`; `None` makes fmu-core use
     /// central finite differences.
@@ -380,6 +406,7 @@ pub fn check_model_table<M: Table>() -> Result<(), String> {
         if r.name == "time"
             || r.name.starts_with("solver_")
             || r.name.starts_with("state_")
+            || r.name.starts_with("event_")
             || solver.iter().any(|s| s.name == r.name)
         {
             problems.push(format!(
@@ -395,11 +422,22 @@ pub fn check_model_table<M: Table>() -> Result<(), String> {
     }
 }
 
-/// The complete description of model `M`: `time` (value reference 0), the
-/// circuit's table (1..), the solver parameters and statistics, and every
-/// FMI-wide field: name and identifier, generation tool, default
+/// The complete description of model `M` (unchecked; see
+/// [`crate::checked_description`]): `time` (value reference 0), the
+/// circuit's table (1..), the solver parameters and statistics, the Model
+/// Exchange states, derivatives and event indicators, the terminals, and
+/// every FMI-wide field: name and identifier, generation tool, default
 /// experiment, log categories, capability flags, documentation.
-pub fn full_description<M: Table>() -> ModelDescription {
+pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
+    let mut desc = table_description::<M>();
+    add_event_indicators::<M, N>(&mut desc);
+    desc.terminals = M::terminals();
+    desc
+}
+
+/// The part of the description the table gives (everything but the event
+/// indicators and terminals).
+pub(crate) fn table_description<M: Table>() -> ModelDescription {
     let info = M::INFO;
     let mut variables = vec![
         Variable::real("time", VR_TIME)
@@ -438,6 +476,22 @@ pub fn full_description<M: Table>() -> ModelDescription {
         },
         terminals: Vec::new(),
         model_exchange: true,
+        event_indicators: Vec::new(),
+    }
+}
+
+/// Adds the event indicators of `M` to its description: a local variable
+/// `event_<name>` each (`VR_EVENT_BASE + k`), listed in order.
+fn add_event_indicators<M: Model<N>, const N: usize>(desc: &mut ModelDescription) {
+    for (k, e) in M::event_indicators().iter().enumerate() {
+        let vr = VR_EVENT_BASE + k as u32;
+        desc.variables.push(
+            Variable::real(&format!("event_{}", e.name), vr).describe(&format!(
+                "Event indicator (Model Exchange): {}",
+                e.description
+            )),
+        );
+        desc.event_indicators.push(vr);
     }
 }
 

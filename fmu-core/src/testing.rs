@@ -14,7 +14,7 @@ use crate::{ResourceFolder, Status};
 /// not move during the stepping: no heap allocation in `doStep` or in the
 /// input setters.
 pub fn check_no_allocation<M: Model<N>, const N: usize>(allocations: impl Fn() -> u64) {
-    let desc = crate::full_description::<M>();
+    let desc = crate::checked_description::<M, N>().unwrap_or_else(|e| panic!("{e}"));
     let token = desc.instantiation_token();
     let vr = |name: &str| {
         desc.variable_by_name(name)
@@ -187,7 +187,7 @@ impl<M: Model<N>, const N: usize> TestMaster<M, N> {
     /// A fresh instance (FMI 3 rules, no resource folder); panics when the
     /// model cannot be instantiated with its defaults.
     pub fn new() -> Self {
-        let token = crate::full_description::<M>().instantiation_token();
+        let token = crate::checked_description::<M, N>().unwrap_or_else(|e| panic!("{e}")).instantiation_token();
         let messages = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let folder = ResourceFolder::Unavailable("in-process test".into());
         let sink = Sink::Collect(messages.clone());
@@ -312,7 +312,7 @@ pub const ODD_VALUES: [f64; 8] = [
 /// may refuse, a step may be discarded, but OK means finite. Returns every
 /// violation, one line each (empty: all good).
 pub fn odd_value_violations<M: Model<N>, const N: usize>(steps: usize) -> Vec<String> {
-    let desc = crate::full_description::<M>();
+    let desc = crate::checked_description::<M, N>().unwrap_or_else(|e| panic!("{e}"));
     let settable: Vec<(String, Option<f64>, Option<f64>)> = desc
         .variables
         .iter()

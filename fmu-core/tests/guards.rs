@@ -60,7 +60,7 @@ fn slot_offset(vr: u32) -> usize {
 }
 
 fn vr_of_last_model_row() -> u32 {
-    fmu_core::full_description::<oc::Relaxation>()
+    fmu_core::full_description::<oc::Relaxation, { oc::NX }>()
         .variables
         .iter()
         .map(|v| v.value_reference)

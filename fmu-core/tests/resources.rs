@@ -135,7 +135,7 @@ mod needs_resource {
 #[test]
 fn instantiation_fails_cleanly_without_a_needed_resource() {
     use needs_resource::NeedsWeights;
-    let token = fmu_core::full_description::<NeedsWeights>().instantiation_token();
+    let token = fmu_core::full_description::<NeedsWeights, 1>().instantiation_token();
     let none = ResourceFolder::from_fmi3_path(None);
     let err =
         Instance::<NeedsWeights, 1>::new(FmiVersion::Fmi3, "x", &token, none, Sink::None, true)

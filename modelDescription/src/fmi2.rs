@@ -29,7 +29,10 @@ impl ModelDescription {
             ("guid", self.instantiation_token()),
         ];
         common_root_attrs(self, &mut root);
-        root.push(("numberOfEventIndicators", "0".to_owned()));
+        root.push((
+            "numberOfEventIndicators",
+            self.event_indicators.len().to_string(),
+        ));
         out.start("fmiModelDescription", &root);
 
         let caps = &self.capabilities;

@@ -154,6 +154,9 @@ impl ModelDescription {
                 )],
             );
         }
+        for vr in &self.event_indicators {
+            out.empty("EventIndicator", &vec![("valueReference", vr.to_string())]);
+        }
         out.end("ModelStructure");
     }
 }

@@ -495,6 +495,10 @@ pub struct ModelDescription {
     /// versions declare it beside Co-Simulation, with the continuous states
     /// named by the variables that have a [`Variable::derivative`]).
     pub model_exchange: bool,
+    /// Value references of the event indicators (Model Exchange), in
+    /// order: local continuous Real variables whose sign changes mark
+    /// switches of the equations.
+    pub event_indicators: Vec<u32>,
 }
 
 impl ModelDescription {

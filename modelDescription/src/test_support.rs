@@ -136,5 +136,6 @@ pub(crate) fn sample() -> ModelDescription {
         },
         terminals: Vec::new(),
         model_exchange: false,
+        event_indicators: Vec::new(),
     }
 }

@@ -111,6 +111,7 @@ impl ModelDescription {
         self.check_default_experiment(&mut problems);
         self.check_log_categories(&mut problems);
         self.check_terminals(&mut problems);
+        self.check_event_indicators(&mut problems);
         if problems.is_empty() {
             Ok(())
         } else {
@@ -236,6 +237,36 @@ impl ModelDescription {
                 "{label}: state {:?} already has a derivative",
                 state.name
             ));
+        }
+    }
+
+    /// Every event indicator is a continuous local or output Real, listed
+    /// once, and only with Model Exchange.
+    fn check_event_indicators(&self, problems: &mut Vec<String>) {
+        if !self.event_indicators.is_empty() && !self.model_exchange {
+            problems.push("event indicators are declared without Model Exchange".to_owned());
+        }
+        let mut seen = BTreeSet::new();
+        for vr in &self.event_indicators {
+            if !seen.insert(*vr) {
+                problems.push(format!("event indicator {vr} is listed twice"));
+            }
+            match self.variables.iter().find(|v| v.value_reference == *vr) {
+                None => problems.push(format!(
+                    "event indicator {vr} is not a variable"
+                )),
+                Some(v) => {
+                    let ok = matches!(v.kind, VariableType::Real { .. })
+                        && v.variability == Variability::Continuous
+                        && matches!(v.causality, Causality::Local | Causality::Output);
+                    if !ok {
+                        problems.push(format!(
+                            "event indicator {:?} must be a continuous local or output Real",
+                            v.name
+                        ));
+                    }
+                }
+            }
         }
     }
 

@@ -8,7 +8,7 @@ use valve_cylinder as vc;
 
 /// The value reference of a variable, by name.
 fn vr(name: &str) -> u32 {
-    fmu_core::full_description::<vc::ValveCylinder>()
+    fmu_core::checked_description::<vc::ValveCylinder, { vc::NX }>().unwrap()
         .variable_by_name(name)
         .unwrap_or_else(|| panic!("no variable {name}"))
         .value_reference
@@ -26,7 +26,7 @@ struct Run {
 
 fn simulate(quasi_static: bool) -> Run {
     let token =
-        CString::new(fmu_core::full_description::<vc::ValveCylinder>().instantiation_token())
+        CString::new(fmu_core::checked_description::<vc::ValveCylinder, { vc::NX }>().unwrap().instantiation_token())
             .unwrap();
     let name = CString::new("scenario-a").unwrap();
     // SAFETY: valid strings; null logger allowed in FMI 3.

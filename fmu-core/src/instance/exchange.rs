@@ -2,9 +2,10 @@
 //! solver. The same instance, values, checks and logging as
 //! Co-Simulation; only the states and time come from the master.
 //!
-//! The circuits switch only through regularised laws and clamps whose
-//! rates stay bounded (see each model card), so no event indicators are
-//! declared: the master's step-size control handles the kinks.
+//! Where a circuit's equations switch (a valve edge, an end stop, a clamp)
+//! it declares event indicators ([`crate::EventIndicator`]), so that the
+//! master's integrator locates the switch; nothing jumps at those events,
+//! so the event iteration has nothing to update.
 
 use super::{Instance, Interface, Op, Phase};
 use crate::model::{Known, Model};
@@ -150,21 +151,41 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         Ok(())
     }
 
-    /// getEventIndicators: the circuits declare none, so only an empty
-    /// array is accepted.
+    /// getEventIndicators: the values at the present state and inputs; the
+    /// array must have one entry per indicator.
     pub fn get_event_indicators(&self, function: &str, out: &mut [f64]) -> FmiResult {
         self.check_exchange(function, Op::GetContinuous)?;
-        if !out.is_empty() {
+        let n = self.layout.events;
+        if out.len() != n {
             return self.fail(
                 Status::Error,
                 function,
                 &format!(
-                    "{} event indicators asked for; this model declares none",
+                    "{} event indicators asked for; this model declares {n}",
                     out.len()
                 ),
             );
         }
+        self.model
+            .event_indicator_values(&self.inputs, &self.x, out);
+        if let Some(k) = out.iter().position(|v| !v.is_finite()) {
+            return self.fail(
+                Status::Error,
+                function,
+                &format!(
+                    "event indicator {} is {} at t = {} s; no values are returned",
+                    k + 1,
+                    Number(out[k]),
+                    self.time
+                ),
+            );
+        }
         Ok(())
+    }
+
+    /// The number of event indicators.
+    pub fn event_indicator_count(&self) -> usize {
+        self.layout.events
     }
 
     /// enterEventMode.

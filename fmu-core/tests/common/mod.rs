@@ -82,13 +82,13 @@ pub unsafe extern "C" fn fmi3_logger(
 }
 /// The instantiation token the FMU expects.
 pub fn token() -> CString {
-    let desc = fmu_core::full_description::<oc::Relaxation>();
+    let desc = fmu_core::full_description::<oc::Relaxation, { oc::NX }>();
     CString::new(desc.instantiation_token()).unwrap()
 }
 
 /// The value reference of a variable, by name.
 pub fn vr(name: &str) -> u32 {
-    fmu_core::full_description::<oc::Relaxation>()
+    fmu_core::full_description::<oc::Relaxation, { oc::NX }>()
         .variable_by_name(name)
         .unwrap_or_else(|| panic!("no variable {name}"))
         .value_reference

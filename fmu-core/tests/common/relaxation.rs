@@ -133,6 +133,17 @@ impl Model<NX> for Relaxation {
         out.total = u.u + u.w + x[state::y2];
     }
 
+    fn event_indicators() -> Vec<fmu_core::EventIndicator> {
+        vec![fmu_core::EventIndicator {
+            name: "y1_reaches_u",
+            description: "u - y1: zero where the fast lag reaches its input",
+        }]
+    }
+
+    fn event_indicator_values(&self, u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        z[0] = u.u - x[state::y1];
+    }
+
     fn active_states(&self) -> usize {
         self.stages
     }
