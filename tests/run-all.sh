@@ -8,8 +8,10 @@
 # runs the Rust tests (unit, FMI calls, the in-Rust master on the fmi crate,
 # the C header check), the reliability suite (a hostile master on every FMU's
 # C API, with valgrind), the reference checks, the validation harness (every
-# FMU in every FMI master, report in target/validation/; again with the
-# fixed-cost integrator in two masters, target/validation-fixed-cost/), the
+# FMU in every FMI master, Co-Simulation and, in the in-Rust master, Model
+# Exchange, report in target/validation/; again with the fixed-cost
+# integrator in two masters, target/validation-fixed-cost/; and as Model
+# Exchange in FMPy, target/validation-model-exchange/), the
 # cross-platform runs (every FMU's Windows and aarch64 binaries under wine64
 # and qemu-aarch64, against Linux x86_64) and the Python
 # suites (FMPy, fmpy validate, fmutool -check, the harness's own tests, the
@@ -168,6 +170,12 @@ run_stage test "validation harness" env VALIDATION_SKIP_BUILD=1 \
 run_stage test "validation harness fixed-cost" env VALIDATION_SKIP_BUILD=1 \
     bash validation/python/harness/run-validation.sh --solver-mode fixed \
     --master fmi-rs --master fmpy --skip-checkers --no-plots --out target/validation-fixed-cost
+# Every scenario as Model Exchange in FMPy (its CVODE integrates the FMUs'
+# derivatives), FMI 3 (FMI 2 Model Exchange runs in the in-Rust master of
+# the stage above, fmi-rs-me); report in target/validation-model-exchange/.
+run_stage test "validation harness model-exchange" env VALIDATION_SKIP_BUILD=1 \
+    bash validation/python/harness/run-validation.sh --master fmpy-me --fmi-version 3 \
+    --skip-checkers --no-plots --out target/validation-model-exchange
 # Every FMU's Windows x86_64 and Linux aarch64 binaries run (plan_master
 # under wine64 and qemu-aarch64) and compared with Linux x86_64.
 run_stage test "cross platforms" target/release/cross-platform
@@ -185,7 +193,7 @@ if [ -f "$logs/rust-tests.log" ]; then
     # a test binary that did not compile reports no result line
     if grep -q '^error: could not compile' "$logs/rust-tests.log"; then add_counts 0 1; fi
 fi
-for name in reliability reference-checks validation-harness validation-harness-fixed-cost cross-platforms; do
+for name in reliability reference-checks validation-harness validation-harness-fixed-cost validation-harness-model-exchange cross-platforms; do
     [ -f "$logs/$name.log" ] || continue
     # each prints "<what>: N passed, N failed" as its last count line
     line=$(sed -n 's/^\(reliability\|reference checks\|verdicts\|cross-platform runs\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) rejected\)\{0,1\}.*/\2 \3 \5/p' \

@@ -6,9 +6,9 @@
 use crate::context::{Context, ResourceFolder};
 use crate::logging::{Category, Logger, Sink};
 use crate::model::{
-    Known, Model, SolverParams, VR_DERIVATIVE_BASE, VR_SOLVER_BASE, VR_STATE_BASE, VR_STATS_BASE,
-    VR_EVENT_BASE, VR_TIME, ValueType, Values, WithInputs, check_model_table, full_description, solver_rows,
-    statistic, type_matches,
+    Known, Model, SolverParams, VR_DERIVATIVE_BASE, VR_EVENT_BASE, VR_SOLVER_BASE, VR_STATE_BASE,
+    VR_STATS_BASE, VR_TIME, ValueType, Values, WithInputs, check_model_table, full_description,
+    solver_rows, statistic, type_matches,
 };
 use crate::solver::w_method::{Reuse, ReuseRecord};
 use crate::solver::{Carried, SolverSettings, Stats, advance};
@@ -1084,7 +1084,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 Some(Slot::EventIndicator(k)) => {
                     let z = events.get_or_insert_with(|| {
                         let mut z = vec![0.0; self.layout.events];
-                        self.model.event_indicator_values(&self.inputs, &self.x, &mut z);
+                        self.model
+                            .event_indicator_values(&self.inputs, &self.x, &mut z);
                         z
                     });
                     z[k]

@@ -187,7 +187,9 @@ impl<M: Model<N>, const N: usize> TestMaster<M, N> {
     /// A fresh instance (FMI 3 rules, no resource folder); panics when the
     /// model cannot be instantiated with its defaults.
     pub fn new() -> Self {
-        let token = crate::checked_description::<M, N>().unwrap_or_else(|e| panic!("{e}")).instantiation_token();
+        let token = crate::checked_description::<M, N>()
+            .unwrap_or_else(|e| panic!("{e}"))
+            .instantiation_token();
         let messages = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let folder = ResourceFolder::Unavailable("in-process test".into());
         let sink = Sink::Collect(messages.clone());

@@ -243,7 +243,10 @@ fn wrong_calls_are_refused_and_change_nothing() {
         assert_eq!(oc::fmi2SetContinuousStates(f.c, std::ptr::null(), 2), ERROR);
         assert_eq!(oc::fmi2GetDerivatives(f.c, x.as_mut_ptr(), 1), ERROR);
         assert_eq!(oc::fmi2GetEventIndicators(f.c, x.as_mut_ptr(), 2), ERROR);
-        assert!(f.log.saw("2 event indicators asked for; this model declares 1"));
+        assert!(
+            f.log
+                .saw("2 event indicators asked for; this model declares 1")
+        );
         assert_eq!(oc::fmi2SetTime(f.c, f64::INFINITY), ERROR);
         assert_eq!(oc::fmi2SetTime(f.c, -1.0), ERROR);
         assert!(f.log.saw("not before the start time"));

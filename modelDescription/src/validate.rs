@@ -252,9 +252,7 @@ impl ModelDescription {
                 problems.push(format!("event indicator {vr} is listed twice"));
             }
             match self.variables.iter().find(|v| v.value_reference == *vr) {
-                None => problems.push(format!(
-                    "event indicator {vr} is not a variable"
-                )),
+                None => problems.push(format!("event indicator {vr} is not a variable")),
                 Some(v) => {
                     let ok = matches!(v.kind, VariableType::Real { .. })
                         && v.variability == Variability::Continuous

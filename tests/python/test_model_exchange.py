@@ -149,3 +149,47 @@ def test_fmpy_euler_follows_co_simulation(version):
         at = np.interp(cs["time"], me["time"], me[name])
         err = np.max(np.abs(at - cs[name])) / np.max(np.abs(cs[name]))
         assert err < 2e-3, f"{name}: Euler Model Exchange differs from Co-Simulation by {err:.2e}"
+
+
+@pytest.mark.parametrize("path", sorted((DIST / "fmi3").glob("*.fmu")), ids=lambda p: p.stem)
+def test_event_indicators_agree_with_the_description_and_the_states(path):
+    """The count the FMU reports is the description's (FMI 3 EventIndicator
+    elements, FMI 2 numberOfEventIndicators of the same model), the values
+    are finite and readable as variables, and where a circuit has end stops
+    or valve edges their indicators are the distances the card defines."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+    from ctypes import c_size_t, byref
+
+    md, fmu, unzipdir = open_model(path)
+    try:
+        xml3 = ET.fromstring(zipfile.ZipFile(path).read("modelDescription.xml"))
+        listed = [int(e.get("valueReference")) for e in xml3.find("ModelStructure").findall("EventIndicator")]
+        fmi2 = DIST / "fmi2" / path.name
+        xml2 = ET.fromstring(zipfile.ZipFile(fmi2).read("modelDescription.xml"))
+        assert int(xml2.get("numberOfEventIndicators")) == len(listed)
+        n = c_size_t()
+        fmu.fmi3GetNumberOfEventIndicators(fmu.component, byref(n))
+        assert n.value == len(listed)
+        if not listed:
+            return
+        z = (c_double * len(listed))()
+        fmu.fmi3GetEventIndicators(fmu.component, z, len(listed))
+        values = np.array(z[:])
+        assert np.all(np.isfinite(values))
+        assert list(values) == fmu.getFloat64(listed)
+        names = {v.valueReference: v.name for v in md.modelVariables}
+        by_name = {names[vr]: value for vr, value in zip(listed, values)}
+        assert all(name.startswith("event_") for name in by_name)
+        variable = {v.name: v for v in md.modelVariables}
+        if "event_stop_upper" in by_name and "x" in variable and "Sc" in variable:
+            x, sc = fmu.getFloat64([variable["x"].valueReference, variable["Sc"].valueReference])
+            assert by_name["event_stop_upper"] == pytest.approx(sc - x, abs=1e-15)
+            assert by_name["event_stop_lower"] == pytest.approx(x, abs=1e-15)
+        if "event_edge_PA" in by_name and "Us" in variable and "Ud" in variable:
+            us, ud = fmu.getFloat64([variable["Us"].valueReference, variable["Ud"].valueReference])
+            assert by_name["event_edge_PA"] == pytest.approx(us - ud, abs=1e-15)
+            assert by_name["event_edge_PB"] == pytest.approx(-us - ud, abs=1e-15)
+    finally:
+        fmu.freeInstance()
+        shutil.rmtree(unzipdir, ignore_errors=True)

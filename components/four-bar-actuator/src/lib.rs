@@ -94,6 +94,15 @@ impl Model<NX> for FourBarActuator {
 
     /// At rest: p1 = p1_0, p2 = p2_0, pp where the relief passes the pump
     /// flow, spool closed.
+    /// The valve's switch at the spool centre.
+    fn event_indicators() -> Vec<fmu_core::EventIndicator> {
+        Actuator::EVENT_INDICATORS.to_vec()
+    }
+
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.actuator.event_indicator_values(&state::hyd.read(x), z);
+    }
+
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
         let a = &self.actuator;
         let force = self.p1_0 * a.a1 - a.p2_0 * a.a2;

@@ -88,6 +88,20 @@ pub struct ActuatorEval {
 }
 
 impl Actuator {
+    /// Where the actuator's equations switch (Model Exchange event
+    /// indicators): the closed-centre valve changing its pair of open
+    /// edges as the spool signal passes 0 V.
+    pub const EVENT_INDICATORS: [fmu_core::EventIndicator; 1] = [fmu_core::EventIndicator {
+        name: "spool_centre",
+        description: "U, V: zero where the valve switches from P-A/B-T to P-B/A-T",
+    }];
+
+    /// The values of [`Actuator::EVENT_INDICATORS`] at hydraulic state
+    /// `x`, into `z` (1 entry).
+    pub fn event_indicator_values(&self, x: &HydraulicState, z: &mut [f64]) {
+        z[0] = x[3];
+    }
+
     /// The coefficients derived from the parameters, for fmu-core to check:
     /// the valve's gain scale and the chamber volumes at the start.
     pub fn derived(&self) -> Vec<fmu_core::Derived> {

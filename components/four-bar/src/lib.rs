@@ -183,6 +183,15 @@ impl Model<NX> for FourBar {
 
     /// At rest at s = s0: θ0 from s0, p1 from the force that holds the
     /// linkage, pp where the relief passes the pump flow (MODEL.md, start).
+    /// The valve's switch at the spool centre.
+    fn event_indicators() -> Vec<fmu_core::EventIndicator> {
+        Actuator::EVENT_INDICATORS.to_vec()
+    }
+
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.actuator.event_indicator_values(&state::hyd.read(x), z);
+    }
+
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
         let mut x = SVector::zeros();
         let theta0 = self.linkage.theta0;

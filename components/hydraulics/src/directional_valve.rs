@@ -95,6 +95,25 @@ impl DirectionalValve {
         }
     }
 
+    /// The switching functions of the four edges P-A, P-B, A-T, B-T at
+    /// spool signal `us` (V): each edge's opening before it is cut at zero
+    /// (`sign * us - offset`, in V), changing sign where the edge opens or
+    /// closes.
+    pub fn edge_switching(&self, us: f64) -> [f64; 4] {
+        match self.opening {
+            Opening::Deadband { ud } => [us - ud, -us - ud, -us - ud, us - ud],
+            Opening::Overlap { u_nom, c1, c2 } => {
+                let x = us / u_nom;
+                [
+                    (x - c1) * u_nom,
+                    (-x - c1) * u_nom,
+                    (-x + c2) * u_nom,
+                    (x + c2) * u_nom,
+                ]
+            }
+        }
+    }
+
     /// Flows for spool signal `us` (V) and pressures (Pa) `pv` (supply
     /// port), `p1` (A), `p2` (B), `pt` (tank).
     #[inline]

@@ -39,6 +39,13 @@ impl EndStops {
         }
     }
 
+    /// The switching functions of the stops at position `x` (m): `x -
+    /// x_min` and `x_max - x`, each changing sign where the body reaches a
+    /// stop (where the contact force, damping included, starts: its jump).
+    pub fn switching(&self, x: f64) -> [f64; 2] {
+        [x - self.x_min, self.x_max - x]
+    }
+
     /// Whether `x` is in contact with a stop.
     pub fn in_contact(&self, x: f64) -> bool {
         x < self.x_min || x > self.x_max

@@ -70,6 +70,21 @@ pub struct LiftActuator {
 }
 
 impl Model<NX> for LiftActuator {
+    /// The valve's edges (L3) and the end stops (L6).
+    fn event_indicators() -> Vec<fmu_core::EventIndicator> {
+        let mut e = LiftDrive::EVENT_INDICATORS.to_vec();
+        e.extend(Piston::EVENT_INDICATORS);
+        e
+    }
+
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        let n = LiftDrive::EVENT_INDICATORS.len();
+        self.drive
+            .event_indicator_values(&state::drive.read(x), &mut z[..n]);
+        self.piston
+            .event_indicator_values(&state::piston.read(x), &mut z[n..]);
+    }
+
     fn terminals() -> Vec<fmu_core::model_description::Terminal> {
         use fmu_core::model_description::{Side, Terminal};
         vec![Terminal::flange(

@@ -69,6 +69,34 @@ pub struct LiftDriveEval {
 }
 
 impl LiftDrive {
+    /// Where the drive's equations switch (Model Exchange event
+    /// indicators): the four metering edges of the spool opening or
+    /// closing (L3).
+    pub const EVENT_INDICATORS: [fmu_core::EventIndicator; 4] = [
+        fmu_core::EventIndicator {
+            name: "edge_PA",
+            description: "opening of the P-A edge before the cut at zero, m of spool travel (L3)",
+        },
+        fmu_core::EventIndicator {
+            name: "edge_PB",
+            description: "opening of the P-B edge before the cut at zero, m of spool travel (L3)",
+        },
+        fmu_core::EventIndicator {
+            name: "edge_AT",
+            description: "opening of the A-T edge before the cut at zero, m of spool travel (L3)",
+        },
+        fmu_core::EventIndicator {
+            name: "edge_BT",
+            description: "opening of the B-T edge before the cut at zero, m of spool travel (L3)",
+        },
+    ];
+
+    /// The values of [`LiftDrive::EVENT_INDICATORS`] at hydraulic state
+    /// `s`, into `z` (4 entries).
+    pub fn event_indicator_values(&self, s: &LiftDriveState, z: &mut [f64]) {
+        z[..4].copy_from_slice(&self.valve.edge_switching(s[S::x_v]));
+    }
+
     /// The coefficients the hydraulics derive from their parameters, for
     /// fmu-core's check at configuration ([`fmu_core::Model::derived`]).
     pub fn derived(&self) -> Vec<Derived> {

@@ -55,6 +55,25 @@ pub struct PistonEval {
 }
 
 impl Piston {
+    /// Where the piston's equations switch (Model Exchange event
+    /// indicators): the piston reaching an end stop (L6).
+    pub const EVENT_INDICATORS: [fmu_core::EventIndicator; 2] = [
+        fmu_core::EventIndicator {
+            name: "stop_lower",
+            description: "x_p - 0, m: zero where the piston reaches the retracted end stop (L6)",
+        },
+        fmu_core::EventIndicator {
+            name: "stop_upper",
+            description: "stroke - x_p, m: zero where the piston reaches the extended end stop (L6)",
+        },
+    ];
+
+    /// The values of [`Piston::EVENT_INDICATORS`] at piston state `p`, into
+    /// `z` (2 entries).
+    pub fn event_indicator_values(&self, p: &PistonState, z: &mut [f64]) {
+        z[..2].copy_from_slice(&self.stops.switching(p[P::x_p]));
+    }
+
     /// The moving mass m + M, kg.
     pub fn moving_mass(&self) -> f64 {
         self.mass + self.load

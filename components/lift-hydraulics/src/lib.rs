@@ -59,6 +59,15 @@ pub struct LiftHydraulics {
 }
 
 impl Model<NX> for LiftHydraulics {
+    /// The valve's edges (L3).
+    fn event_indicators() -> Vec<fmu_core::EventIndicator> {
+        LiftDrive::EVENT_INDICATORS.to_vec()
+    }
+
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.drive.event_indicator_values(&state::drive.read(x), z);
+    }
+
     fn terminals() -> Vec<fmu_core::model_description::Terminal> {
         use fmu_core::model_description::{Side, Terminal};
         vec![Terminal::flange(

@@ -69,6 +69,16 @@ impl Model<NX> for SlidingMass {
         self.carriage.derived()
     }
 
+    /// The end stops (V6).
+    fn event_indicators() -> Vec<fmu_core::EventIndicator> {
+        Carriage::EVENT_INDICATORS.to_vec()
+    }
+
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.carriage
+            .event_indicator_values(&state::carriage.read(x), z);
+    }
+
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
         let mut x = SVector::zeros();
         x[state::carriage.index(CarriageStates::x)] = self.carriage.x0;

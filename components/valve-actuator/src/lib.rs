@@ -90,6 +90,15 @@ impl Model<NX> for ValveActuator {
         &self.clamps
     }
 
+    /// The drive's switches: valve edges, shuttle, throttle clamp.
+    fn event_indicators() -> Vec<fmu_core::EventIndicator> {
+        ValveDrive::EVENT_INDICATORS.to_vec()
+    }
+
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.drive.event_indicator_values(&state::drive.read(x), z);
+    }
+
     /// The drive's and the carriage's coefficients, as they declare them.
     fn derived(&self) -> Vec<fmu_core::Derived> {
         self.drive.derived()

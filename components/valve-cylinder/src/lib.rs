@@ -101,6 +101,22 @@ impl Model<NX> for ValveCylinder {
         &self.clamps
     }
 
+    /// The drive's switches (valve edges, shuttle, throttle clamp) and the
+    /// end stops.
+    fn event_indicators() -> Vec<fmu_core::EventIndicator> {
+        let mut e = ValveDrive::EVENT_INDICATORS.to_vec();
+        e.extend(Carriage::EVENT_INDICATORS);
+        e
+    }
+
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        let n = ValveDrive::EVENT_INDICATORS.len();
+        self.drive
+            .event_indicator_values(&state::drive.read(x), &mut z[..n]);
+        self.carriage
+            .event_indicator_values(&state::carriage.read(x), &mut z[n..]);
+    }
+
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
         let mut x = SVector::zeros();
         state::drive.write(&mut x, &self.drive.initial);

@@ -8,7 +8,8 @@ use valve_cylinder as vc;
 
 /// The value reference of a variable, by name.
 fn vr(name: &str) -> u32 {
-    fmu_core::checked_description::<vc::ValveCylinder, { vc::NX }>().unwrap()
+    fmu_core::checked_description::<vc::ValveCylinder, { vc::NX }>()
+        .unwrap()
         .variable_by_name(name)
         .unwrap_or_else(|| panic!("no variable {name}"))
         .value_reference
@@ -25,9 +26,12 @@ struct Run {
 }
 
 fn simulate(quasi_static: bool) -> Run {
-    let token =
-        CString::new(fmu_core::checked_description::<vc::ValveCylinder, { vc::NX }>().unwrap().instantiation_token())
-            .unwrap();
+    let token = CString::new(
+        fmu_core::checked_description::<vc::ValveCylinder, { vc::NX }>()
+            .unwrap()
+            .instantiation_token(),
+    )
+    .unwrap();
     let name = CString::new("scenario-a").unwrap();
     // SAFETY: valid strings; null logger allowed in FMI 3.
     let inst = unsafe {

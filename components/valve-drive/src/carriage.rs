@@ -2,8 +2,8 @@
 //! end stops (V6). States: `x` (m), `v` (m/s), `z` (m, bristles).
 
 use CarriageStates as C;
-use fmu_core::Derived;
 use fmu_core::nalgebra::{SMatrix, SVector};
+use fmu_core::{Derived, EventIndicator};
 use hydraulics::{EndStops, LuGre};
 
 fmu_core::states! {
@@ -50,6 +50,25 @@ pub struct CarriageEval {
 }
 
 impl Carriage {
+    /// Where the carriage's equations switch (Model Exchange event
+    /// indicators): the mass reaching an end stop (V6).
+    pub const EVENT_INDICATORS: [EventIndicator; 2] = [
+        EventIndicator {
+            name: "stop_lower",
+            description: "x - 0, m: zero where the mass reaches the retracted end stop (V6)",
+        },
+        EventIndicator {
+            name: "stop_upper",
+            description: "Sc - x, m: zero where the mass reaches the extended end stop (V6)",
+        },
+    ];
+
+    /// The values of [`Carriage::EVENT_INDICATORS`] at carriage state `c`,
+    /// into `z` (2 entries).
+    pub fn event_indicator_values(&self, c: &CarriageState, z: &mut [f64]) {
+        z[..2].copy_from_slice(&self.stops.switching(c[C::x]));
+    }
+
     /// The coefficients of the carriage's equations (V6), for fmu-core's
     /// check at configuration ([`fmu_core::Model::derived`]).
     pub fn derived(&self) -> Vec<Derived> {

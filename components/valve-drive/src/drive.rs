@@ -7,7 +7,7 @@
 
 use DriveStates as S;
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Clamp, Derived};
+use fmu_core::{Clamp, Derived, EventIndicator};
 use hydraulics::{
     BulkModulus, Cylinder, DirectionalValve, PressureCompensator, ProportionalSpool, shuttle,
 };
@@ -130,6 +130,49 @@ pub struct DriveEval {
 }
 
 impl ValveDrive {
+    /// Where the drive's equations switch (Model Exchange event
+    /// indicators), in the order of [`ValveDrive::event_indicator_values`]:
+    /// the four valve edges opening or closing (V4) and the shuttle valve
+    /// changing sides (V2).
+    ///
+    /// The compensator's clamp (V3) has none on purpose: with its
+    /// anti-windup the throttle coefficient slides along a bound for long
+    /// stretches (the valve closed, the throttle shut), so an indicator
+    /// `K` or `Kmax - K` would cross zero at every round-off of the
+    /// master's integrator and stop it thousands of times (FMPy's CVODE
+    /// lost the pressures' accuracy after such chattering in the
+    /// ValveActuator scenario); the jump of K's rate there is left to the
+    /// master's error control, which meets the bounds without it.
+    pub const EVENT_INDICATORS: [EventIndicator; 5] = [
+        EventIndicator {
+            name: "edge_PA",
+            description: "opening of the P-A edge before the cut at zero, V (V4)",
+        },
+        EventIndicator {
+            name: "edge_PB",
+            description: "opening of the P-B edge before the cut at zero, V (V4)",
+        },
+        EventIndicator {
+            name: "edge_AT",
+            description: "opening of the A-T edge before the cut at zero, V (V4)",
+        },
+        EventIndicator {
+            name: "edge_BT",
+            description: "opening of the B-T edge before the cut at zero, V (V4)",
+        },
+        EventIndicator {
+            name: "shuttle",
+            description: "p1 - p2, Pa: the shuttle valve passes the higher one (V2)",
+        },
+    ];
+
+    /// The values of [`ValveDrive::EVENT_INDICATORS`] at hydraulic state
+    /// `s`, into `z` (5 entries).
+    pub fn event_indicator_values(&self, s: &DriveState, z: &mut [f64]) {
+        z[..4].copy_from_slice(&self.valve.edge_switching(s[S::Us]));
+        z[4] = s[S::p1] - s[S::p2];
+    }
+
     /// The coefficients the drive derives from its parameters, for
     /// fmu-core's check at configuration ([`fmu_core::Model::derived`]).
     pub fn derived(&self) -> Vec<Derived> {

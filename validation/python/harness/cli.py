@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from harness import REPO_ROOT
-from harness.masters import apply_overrides, default_masters
+from harness.masters import apply_overrides, default_masters, extra_masters
 from harness.scenario import ScenarioError, discover
 
 DEFAULT_SCENARIOS = REPO_ROOT / "validation" / "scenarios"
@@ -78,7 +78,7 @@ def command_run(args) -> int:
         print(f"no scenario found under {args.scenarios} (filters: models {args.model}, scenarios {args.scenario})")
         return 1
     try:
-        masters = apply_overrides(default_masters(), args.runner)
+        masters = apply_overrides(default_masters() + extra_masters(), args.runner)
     except ValueError as err:
         print(err)
         return 2
@@ -89,6 +89,9 @@ def command_run(args) -> int:
         return 2
     if args.master:
         masters = [m for m in masters if m.name in args.master]
+    else:
+        extra = {m.name for m in extra_masters()}
+        masters = [m for m in masters if m.name not in extra]
     masters = [m for m in masters if m.name not in args.skip_master]
     versions = sorted(set(args.fmi_version)) or [2, 3]
     fixed_cost = None

@@ -75,7 +75,8 @@ def short_scenario(root: Path, scale: float = 1.0) -> Path:
 
 def run_harness(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(PYTHON_ROOT))
-    completed = subprocess.run([sys.executable, "-m", "harness", "run", "--skip-master", "fmi-rs", *args],
+    completed = subprocess.run([sys.executable, "-m", "harness", "run", "--skip-master", "fmi-rs",
+                                "--skip-master", "fmi-rs-me", *args],
                                capture_output=True, text=True, cwd=REPO_ROOT, env=env, timeout=600)
     print(completed.stdout, completed.stderr)
     return completed
