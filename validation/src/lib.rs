@@ -10,6 +10,7 @@ pub mod bench;
 pub mod cosim;
 pub mod fmi_master;
 pub mod fmu3;
+pub mod kalman;
 pub mod freq;
 pub mod me_stepper;
 pub mod plot;
