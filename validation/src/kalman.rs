@@ -148,7 +148,8 @@ impl Ekf {
             .ok_or(FilterError::SingularInnovation)?
             .inverse();
         let nis = (nu.transpose() * &s_inv * &nu)[(0, 0)];
-        if !(nis <= self.nis_bound) {
+        // (NaN never passes.)
+        if nis.is_nan() || nis > self.nis_bound {
             return Err(FilterError::InnovationBeyondBound {
                 nis,
                 bound: self.nis_bound,
@@ -204,8 +205,11 @@ mod tests {
     #[test]
     fn scalar_filter_reaches_the_riccati_steady_state() {
         let (q, r) = (0.5, 2.0);
-        let mut ekf = Ekf::new(DVector::from_element(1, 0.0), DMatrix::from_element(1, 1, 10.0))
-            .unwrap();
+        let mut ekf = Ekf::new(
+            DVector::from_element(1, 0.0),
+            DMatrix::from_element(1, 1, 10.0),
+        )
+        .unwrap();
         let one = DMatrix::from_element(1, 1, 1.0);
         for k in 0..200 {
             ekf.predict(ekf.x.clone(), &one, &DMatrix::from_element(1, 1, q))
@@ -222,8 +226,11 @@ mod tests {
 
     #[test]
     fn divergence_is_an_error_with_a_message() {
-        let mut ekf = Ekf::new(DVector::from_element(1, 0.0), DMatrix::from_element(1, 1, 1.0))
-            .unwrap();
+        let mut ekf = Ekf::new(
+            DVector::from_element(1, 0.0),
+            DMatrix::from_element(1, 1, 1.0),
+        )
+        .unwrap();
         ekf.nis_bound = 25.0;
         let one = DMatrix::from_element(1, 1, 1.0);
         let err = ekf
