@@ -192,7 +192,8 @@ pub unsafe fn instantiate_model_exchange<M: Model<N>, const N: usize>(
     })
 }
 
-/// `fmi3InstantiateScheduledExecution`: refused (Co-Simulation only).
+/// `fmi3InstantiateScheduledExecution`: refused (Co-Simulation and Model
+/// Exchange only).
 pub unsafe fn instantiate_scheduled_execution<M: Model<N>, const N: usize>(
     instanceName: fmi3String,
     _instantiationToken: fmi3String,
@@ -213,7 +214,7 @@ pub unsafe fn instantiate_scheduled_execution<M: Model<N>, const N: usize>(
             instanceEnvironment,
             name,
             "fmi3InstantiateScheduledExecution",
-            "this FMU supports Co-Simulation only, not Scheduled Execution",
+            "this FMU supports Co-Simulation and Model Exchange, not Scheduled Execution",
         )
     })
 }
