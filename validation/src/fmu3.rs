@@ -1,7 +1,9 @@
-//! A minimal FMI 3.0 Co-Simulation importer for benchmarks and co-simulation
-//! loops: it loads the binary of a packaged `.fmu` (the shipped artifact)
-//! and calls its C functions directly, so that timings measure the FMU and
-//! nothing else.
+//! A minimal FMI 3.0 importer for benchmarks, co-simulation loops and the
+//! state estimator: it loads the binary of a packaged `.fmu` (the shipped
+//! artifact) and calls its C functions directly, so that timings measure
+//! the FMU and nothing else. Co-Simulation always; Model Exchange with
+//! directional derivatives when the binary exports it (what the `fmi`
+//! crate 0.8 lacks for FMI 3: `fmi3GetDirectionalDerivative`).
 
 use anyhow::{Context, Result, bail};
 use model_description::{ParsedDescription, parse_model_description};
@@ -43,6 +45,77 @@ type DoStep = unsafe extern "C" fn(
     *mut f64,
 ) -> i32;
 
+type InstantiateMe = unsafe extern "C" fn(
+    *const c_char,
+    *const c_char,
+    *const c_char,
+    bool,
+    bool,
+    *mut c_void,
+    *const c_void,
+) -> *mut c_void;
+type SetTime = unsafe extern "C" fn(*mut c_void, f64) -> i32;
+type ArrayIn = unsafe extern "C" fn(*mut c_void, *const f64, usize) -> i32;
+type ArrayOut = unsafe extern "C" fn(*mut c_void, *mut f64, usize) -> i32;
+type UpdateDiscrete = unsafe extern "C" fn(
+    *mut c_void,
+    *mut bool,
+    *mut bool,
+    *mut bool,
+    *mut bool,
+    *mut bool,
+    *mut f64,
+) -> i32;
+type DirectionalDerivative = unsafe extern "C" fn(
+    *mut c_void,
+    *const u32,
+    usize,
+    *const u32,
+    usize,
+    *const f64,
+    usize,
+    *mut f64,
+    usize,
+) -> i32;
+
+/// The Model Exchange functions of a binary (all of them, or none).
+struct ModelExchange {
+    instantiate: InstantiateMe,
+    set_time: SetTime,
+    set_states: ArrayIn,
+    get_states: ArrayOut,
+    get_derivatives: ArrayOut,
+    get_nominals: ArrayOut,
+    enter_event_mode: Unary,
+    update_discrete_states: UpdateDiscrete,
+    enter_continuous_time_mode: Unary,
+    directional_derivative: DirectionalDerivative,
+}
+
+impl ModelExchange {
+    /// The functions, if the library exports every one.
+    ///
+    /// # Safety
+    /// The symbols must have the FMI 3.0 signatures declared above.
+    unsafe fn load(lib: &libloading::Library) -> Option<Self> {
+        // SAFETY: per the function's contract.
+        unsafe {
+            Some(ModelExchange {
+                instantiate: *lib.get(b"fmi3InstantiateModelExchange").ok()?,
+                set_time: *lib.get(b"fmi3SetTime").ok()?,
+                set_states: *lib.get(b"fmi3SetContinuousStates").ok()?,
+                get_states: *lib.get(b"fmi3GetContinuousStates").ok()?,
+                get_derivatives: *lib.get(b"fmi3GetContinuousStateDerivatives").ok()?,
+                get_nominals: *lib.get(b"fmi3GetNominalsOfContinuousStates").ok()?,
+                enter_event_mode: *lib.get(b"fmi3EnterEventMode").ok()?,
+                update_discrete_states: *lib.get(b"fmi3UpdateDiscreteStates").ok()?,
+                enter_continuous_time_mode: *lib.get(b"fmi3EnterContinuousTimeMode").ok()?,
+                directional_derivative: *lib.get(b"fmi3GetDirectionalDerivative").ok()?,
+            })
+        }
+    }
+}
+
 /// A loaded FMI 3 FMU (its binary and model description).
 pub struct Fmu3 {
     /// The parsed model description.
@@ -61,6 +134,7 @@ pub struct Fmu3 {
     free_state: GetState,
     enter_config: Unary,
     exit_config: Unary,
+    me: Option<ModelExchange>,
     _lib: libloading::Library,
     _dir: tempfile::TempDir,
 }
@@ -136,6 +210,7 @@ impl Fmu3 {
                 free_state: *lib.get::<GetState>(b"fmi3FreeFMUState")?,
                 enter_config: *lib.get::<Unary>(b"fmi3EnterConfigurationMode")?,
                 exit_config: *lib.get::<Unary>(b"fmi3ExitConfigurationMode")?,
+                me: ModelExchange::load(&lib),
                 description,
                 _lib: lib,
                 _dir: dir,
@@ -176,6 +251,49 @@ impl Fmu3 {
             bail!("{}: instantiation refused", self.description.model_name);
         }
         Ok(Instance { fmu: self, ptr })
+    }
+}
+
+impl Fmu3 {
+    /// The Model Exchange functions, or an error naming what is missing.
+    fn me(&self) -> Result<&ModelExchange> {
+        self.me.as_ref().with_context(|| {
+            format!(
+                "{}: the binary does not export the FMI 3 Model Exchange functions",
+                self.description.model_name
+            )
+        })
+    }
+
+    /// Instantiates (no logger) a Model Exchange instance.
+    pub fn instantiate_model_exchange(&self, name: &str) -> Result<Instance<'_>> {
+        let me = self.me()?;
+        let name = CString::new(name)?;
+        let token = CString::new(self.description.token.clone())?;
+        // SAFETY: valid strings; FMI 3 allows a null logger.
+        let ptr = unsafe {
+            (me.instantiate)(
+                name.as_ptr(),
+                token.as_ptr(),
+                std::ptr::null(),
+                false,
+                false,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+            )
+        };
+        if ptr.is_null() {
+            bail!(
+                "{}: Model Exchange instantiation refused",
+                self.description.model_name
+            );
+        }
+        Ok(Instance { fmu: self, ptr })
+    }
+
+    /// The number of continuous states (derivatives in the description).
+    pub fn state_count(&self) -> usize {
+        self.description.continuous_states().len()
     }
 }
 
@@ -324,6 +442,151 @@ impl Instance<'_> {
                 self.ptr, t, h, true, &mut ev, &mut term, &mut early, &mut last,
             )
         }
+    }
+}
+
+/// Model Exchange (on an instance from
+/// [`Fmu3::instantiate_model_exchange`]).
+impl Instance<'_> {
+    /// Initialization (start 0, the given stop time), the event iteration
+    /// and Continuous-Time Mode.
+    pub fn initialize_model_exchange(&mut self, stop: f64) -> Result<()> {
+        self.initialize(stop)?;
+        self.event_iteration()?;
+        let me = self.fmu.me()?;
+        // SAFETY: live instance.
+        check(
+            unsafe { (me.enter_continuous_time_mode)(self.ptr) },
+            "enterContinuousTimeMode",
+        )
+    }
+
+    /// An event: Event Mode, `change` (set inputs or parameters there),
+    /// the event iteration, back to Continuous-Time Mode.
+    pub fn event(&mut self, change: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
+        let me = self.fmu.me()?;
+        // SAFETY: live instance.
+        check(unsafe { (me.enter_event_mode)(self.ptr) }, "enterEventMode")?;
+        change(self)?;
+        self.event_iteration()?;
+        // SAFETY: live instance.
+        check(
+            unsafe { (me.enter_continuous_time_mode)(self.ptr) },
+            "enterContinuousTimeMode",
+        )
+    }
+
+    fn event_iteration(&mut self) -> Result<()> {
+        let me = self.fmu.me()?;
+        for _ in 0..100 {
+            let mut flags = [false; 5];
+            let mut next = 0.0;
+            let [a, b, c, d, e] = &mut flags;
+            // SAFETY: valid out-pointers; live instance.
+            check(
+                unsafe { (me.update_discrete_states)(self.ptr, a, b, c, d, e, &mut next) },
+                "updateDiscreteStates",
+            )?;
+            if flags[1] {
+                bail!("the FMU asked to terminate at an event");
+            }
+            if !flags[0] {
+                return Ok(());
+            }
+        }
+        bail!("the event iteration did not settle in 100 rounds")
+    }
+
+    /// `fmi3SetTime`, s.
+    pub fn set_time(&mut self, t: f64) -> Result<()> {
+        // SAFETY: live instance.
+        check(unsafe { (self.fmu.me()?.set_time)(self.ptr, t) }, "setTime")
+    }
+
+    /// `fmi3SetContinuousStates` (one value per state).
+    pub fn set_states(&mut self, x: &[f64]) -> Result<()> {
+        // SAFETY: the slice's length is passed; live instance.
+        check(
+            unsafe { (self.fmu.me()?.set_states)(self.ptr, x.as_ptr(), x.len()) },
+            "setContinuousStates",
+        )
+    }
+
+    /// `fmi3GetContinuousStates` into `x` (one entry per state).
+    pub fn states(&self, x: &mut [f64]) -> Result<()> {
+        // SAFETY: as above.
+        check(
+            unsafe { (self.fmu.me()?.get_states)(self.ptr, x.as_mut_ptr(), x.len()) },
+            "getContinuousStates",
+        )
+    }
+
+    /// `fmi3GetContinuousStateDerivatives` into `dx`.
+    pub fn derivatives(&self, dx: &mut [f64]) -> Result<()> {
+        // SAFETY: as above.
+        check(
+            unsafe { (self.fmu.me()?.get_derivatives)(self.ptr, dx.as_mut_ptr(), dx.len()) },
+            "getContinuousStateDerivatives",
+        )
+    }
+
+    /// `fmi3GetNominalsOfContinuousStates` into `nominal`.
+    pub fn nominals(&self, nominal: &mut [f64]) -> Result<()> {
+        // SAFETY: as above.
+        check(
+            unsafe { (self.fmu.me()?.get_nominals)(self.ptr, nominal.as_mut_ptr(), nominal.len()) },
+            "getNominalsOfContinuousStates",
+        )
+    }
+
+    /// `fmi3GetDirectionalDerivative`: `sensitivity = d(unknowns)/d(knowns)
+    /// * seed`.
+    pub fn directional_derivative(
+        &self,
+        unknowns: &[u32],
+        knowns: &[u32],
+        seed: &[f64],
+        sensitivity: &mut [f64],
+    ) -> Result<()> {
+        // SAFETY: every array with its own length; live instance.
+        check(
+            unsafe {
+                (self.fmu.me()?.directional_derivative)(
+                    self.ptr,
+                    unknowns.as_ptr(),
+                    unknowns.len(),
+                    knowns.as_ptr(),
+                    knowns.len(),
+                    seed.as_ptr(),
+                    seed.len(),
+                    sensitivity.as_mut_ptr(),
+                    sensitivity.len(),
+                )
+            },
+            "getDirectionalDerivative",
+        )
+    }
+
+    /// The Jacobian of the state derivatives with respect to `knowns`
+    /// (states or inputs), one directional derivative per column, as rows
+    /// of a row-major `n x knowns.len()` matrix.
+    pub fn derivative_jacobian(&self, knowns: &[u32]) -> Result<Vec<Vec<f64>>> {
+        let ders: Vec<u32> = self
+            .fmu
+            .description
+            .continuous_states()
+            .iter()
+            .map(|&(_, d)| d)
+            .collect();
+        let mut rows = vec![vec![0.0; knowns.len()]; ders.len()];
+        let mut column = vec![0.0; ders.len()];
+        for (j, known) in knowns.iter().enumerate() {
+            self.directional_derivative(&ders, std::slice::from_ref(known), &[1.0], &mut column)?;
+            for (row, value) in rows.iter_mut().zip(&column) {
+                row[j] = *value;
+            }
+        }
+        Ok(rows)
     }
 }
 
