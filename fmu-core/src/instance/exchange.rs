@@ -2,7 +2,7 @@
 //! solver. The same instance, values, checks and logging as
 //! Co-Simulation; only the states and time come from the master.
 //!
-//! Where a circuit's equations switch (a valve edge, an end stop, a clamp)
+//! Where a circuit's equations switch (a valve edge, an end stop)
 //! it declares event indicators ([`crate::EventIndicator`]), so that the
 //! master's integrator locates the switch; nothing jumps at those events,
 //! so the event iteration has nothing to update.
