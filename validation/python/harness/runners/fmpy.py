@@ -18,16 +18,19 @@ from harness.runners.common import Job, Rejected, RunFailed, run_main
 MASTER = "fmpy"
 
 
+def column_type(job: Job, name: str):
+    """The numpy type of input `name` in FMPy's structured input array."""
+    kind = job.info.variable(name).kind
+    return {"real": np.float64, "integer": np.int32, "boolean": np.bool_}.get(kind, np.float64)
+
+
 def _input_signals(job: Job) -> np.ndarray | None:
     """The inputs at the communication points as FMPy's structured array.
     FMPy interpolates linearly between rows, so at the communication points
     it sets exactly the sampled values."""
     if not job.inputs:
         return None
-    dtype = [("time", np.float64)]
-    for name in job.inputs:
-        kind = job.info.variable(name).kind
-        dtype.append((name, {"real": np.float64, "integer": np.int32, "boolean": np.bool_}.get(kind, np.float64)))
+    dtype = [("time", np.float64)] + [(name, column_type(job, name)) for name in job.inputs]
     signals = np.zeros(len(job.times), dtype=dtype)
     signals["time"] = job.times
     for name, values in job.inputs.items():
@@ -35,7 +38,12 @@ def _input_signals(job: Job) -> np.ndarray | None:
     return signals
 
 
-def simulate(job: Job) -> list:
+def run(job: Job, fmi_type: str, signals: np.ndarray | None, **options) -> np.ndarray:
+    """FMPy's own simulation loop for `fmi_type` ("CoSimulation" or
+    "ModelExchange") on an instance created here, with the scenario's
+    parameters and `signals` as inputs; `options` go to ``simulate_fmu``.
+    Loading failures are ``Rejected``; a failed simulation is ``RunFailed``
+    with the rows recorded before it."""
     import fmpy
     from fmpy.model_description import read_model_description
     from fmpy.simulation import instantiate_fmu, simulate_fmu
@@ -44,15 +52,16 @@ def simulate(job: Job) -> list:
         description = read_model_description(str(job.fmu), validate=True)
     except Exception as err:  # noqa: BLE001
         raise Rejected(f"read_model_description: {err}") from None
-    if description.coSimulation is None:
-        raise Rejected("the FMU has no CoSimulation interface")
+    interface = {"CoSimulation": description.coSimulation, "ModelExchange": description.modelExchange}[fmi_type]
+    if interface is None:
+        raise Rejected(f"the FMU has no {fmi_type} interface")
     platforms = fmpy.supported_platforms(str(job.fmu))
     if fmpy.platform not in platforms:
         raise Rejected(f"no binary for platform {fmpy.platform!r} (the FMU has {platforms})")
     unzipdir = fmpy.extract(str(job.fmu))
     try:
         try:
-            instance = instantiate_fmu(unzipdir, description, "CoSimulation")
+            instance = instantiate_fmu(unzipdir, description, fmi_type)
         except Exception as err:  # noqa: BLE001
             raise Rejected(f"instantiate_fmu: {err}") from None
         recorder = {}
@@ -62,19 +71,19 @@ def simulate(job: Job) -> list:
             return True
 
         try:
-            result = simulate_fmu(
+            return simulate_fmu(
                 unzipdir,
                 start_time=job.start_time,
                 stop_time=job.stop_time,
-                relative_tolerance=job.rel_tol,
                 output_interval=job.step,
-                fmi_type="CoSimulation",
+                fmi_type=fmi_type,
                 start_values=dict(job.parameters),
-                input=_input_signals(job),
+                input=signals,
                 output=job.outputs,
                 model_description=description,
                 fmu_instance=instance,
                 step_finished=step_finished,
+                **options,
             )
         except Exception as err:  # noqa: BLE001
             partial = []
@@ -86,9 +95,13 @@ def simulate(job: Job) -> list:
                 instance.freeInstance()
             except Exception as err:  # noqa: BLE001
                 print(f"freeInstance: {err}", flush=True)
-        return _rows(result, job.outputs)
     finally:
         shutil.rmtree(unzipdir, ignore_errors=True)
+
+
+def simulate(job: Job) -> list:
+    result = run(job, "CoSimulation", _input_signals(job), relative_tolerance=job.rel_tol)
+    return _rows(result, job.outputs)
 
 
 def _rows(result: np.ndarray, outputs: list[str]) -> list:

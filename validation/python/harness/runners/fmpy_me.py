@@ -16,13 +16,12 @@ so FMPy stops CVODE there, sets the input in Event Mode and restarts.
 
 from __future__ import annotations
 
-import shutil
 import sys
 
 import numpy as np
 
-from harness.runners.common import Job, Rejected, RunFailed, run_main
-from harness.runners.fmpy import _rows
+from harness.runners.common import Job, RunFailed, run_main
+from harness.runners.fmpy import _rows, column_type, run
 
 MASTER = "fmpy-me"
 
@@ -53,10 +52,7 @@ def held_input_signals(job: Job) -> np.ndarray | None:
             rows_v.append(values[k - 1])
         rows_t.append(times[k])
         rows_v.append(values[k])
-    dtype = [("time", np.float64)]
-    for name in names:
-        kind = job.info.variable(name).kind
-        dtype.append((name, {"real": np.float64, "integer": np.int32, "boolean": np.bool_}.get(kind, np.float64)))
+    dtype = [("time", np.float64)] + [(name, column_type(job, name)) for name in names]
     signals = np.zeros(len(rows_t), dtype=dtype)
     signals["time"] = rows_t
     block = np.array(rows_v)
@@ -83,61 +79,9 @@ def grid_samples(result: np.ndarray, times: np.ndarray) -> np.ndarray:
 
 
 def simulate(job: Job) -> list:
-    import fmpy
-    from fmpy.model_description import read_model_description
-    from fmpy.simulation import instantiate_fmu, simulate_fmu
-
-    try:
-        description = read_model_description(str(job.fmu), validate=True)
-    except Exception as err:  # noqa: BLE001
-        raise Rejected(f"read_model_description: {err}") from None
-    if description.modelExchange is None:
-        raise Rejected("the FMU has no ModelExchange interface")
-    platforms = fmpy.supported_platforms(str(job.fmu))
-    if fmpy.platform not in platforms:
-        raise Rejected(f"no binary for platform {fmpy.platform!r} (the FMU has {platforms})")
-    unzipdir = fmpy.extract(str(job.fmu))
-    try:
-        try:
-            instance = instantiate_fmu(unzipdir, description, "ModelExchange")
-        except Exception as err:  # noqa: BLE001
-            raise Rejected(f"instantiate_fmu: {err}") from None
-        recorder = {}
-
-        def step_finished(time, rec):
-            recorder["rec"] = rec
-            return True
-
-        try:
-            result = simulate_fmu(
-                unzipdir,
-                start_time=job.start_time,
-                stop_time=job.stop_time,
-                solver="CVode",
-                relative_tolerance=CVODE_RTOL,
-                output_interval=job.step,
-                fmi_type="ModelExchange",
-                start_values=dict(job.parameters),
-                input=held_input_signals(job),
-                output=job.outputs,
-                record_events=True,
-                model_description=description,
-                fmu_instance=instance,
-                step_finished=step_finished,
-            )
-        except Exception as err:  # noqa: BLE001
-            partial = []
-            if "rec" in recorder:
-                partial = _rows(recorder["rec"].result(), job.outputs)
-            raise RunFailed(f"simulate_fmu: {err}", partial) from None
-        finally:
-            try:
-                instance.freeInstance()
-            except Exception as err:  # noqa: BLE001
-                print(f"freeInstance: {err}", flush=True)
-        return _rows(grid_samples(result, np.asarray(job.times, dtype=float)), job.outputs)
-    finally:
-        shutil.rmtree(unzipdir, ignore_errors=True)
+    result = run(job, "ModelExchange", held_input_signals(job), solver="CVode",
+                 relative_tolerance=CVODE_RTOL, record_events=True)
+    return _rows(grid_samples(result, np.asarray(job.times, dtype=float)), job.outputs)
 
 
 def main(argv=None) -> int:
