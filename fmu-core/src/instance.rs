@@ -1058,27 +1058,12 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             self.typed_row(function, vr, wanted)?;
             let v = match self.layout.slot(vr) {
                 Some(Slot::Time) => self.time,
-                Some(Slot::Output(k)) => {
-                    let v = outputs
-                        .get_or_insert_with(|| match &self.outputs {
-                            Some(out) => out.clone(),
-                            None => self.model.all_outputs(&self.inputs, &self.x),
-                        })
-                        .get(k);
-                    if !v.is_finite() {
-                        let name = &self.desc.variables[self.typed_row(function, vr, wanted)?].name;
-                        return self.fail(
-                            Status::Error,
-                            function,
-                            &format!(
-                                "output '{name}' is {v} at t = {} s with the present inputs \
-                                 and parameters; no value is returned",
-                                self.time
-                            ),
-                        );
-                    }
-                    v
-                }
+                Some(Slot::Output(k)) => outputs
+                    .get_or_insert_with(|| match &self.outputs {
+                        Some(out) => out.clone(),
+                        None => self.model.all_outputs(&self.inputs, &self.x),
+                    })
+                    .get(k),
                 Some(Slot::Statistic) => statistic(&self.stats, vr).unwrap_or(f64::NAN),
                 Some(Slot::State(k)) => self.x[k],
                 Some(Slot::EventIndicator(k)) => {
@@ -1091,24 +1076,30 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                     z[k]
                 }
                 Some(Slot::Derivative(k)) => {
-                    let v = rates.get_or_insert_with(|| self.model.rates(&self.inputs, &self.x))[k];
-                    if !v.is_finite() {
-                        let name = &self.desc.variables[self.typed_row(function, vr, wanted)?].name;
-                        return self.fail(
-                            Status::Error,
-                            function,
-                            &format!(
-                                "{name} is {v} at t = {} s with the present states, inputs and \
-                                 parameters; no value is returned",
-                                self.time
-                            ),
-                        );
-                    }
-                    v
+                    rates.get_or_insert_with(|| self.model.rates(&self.inputs, &self.x))[k]
                 }
                 Some(Slot::Input(s) | Slot::Parameter(s) | Slot::Solver(s)) => self.values.raw()[s],
                 None => f64::NAN,
             };
+            // Whatever the model computed (outputs, derivatives, event
+            // indicators) is never returned non-finite with OK.
+            if !v.is_finite() {
+                let var = &self.desc.variables[self.typed_row(function, vr, wanted)?];
+                let kind = if var.causality == Causality::Output {
+                    "output "
+                } else {
+                    ""
+                };
+                return self.fail(
+                    Status::Error,
+                    function,
+                    &format!(
+                        "{kind}'{}' is {v} at t = {} s with the present states, inputs and \
+                         parameters; no value is returned",
+                        var.name, self.time
+                    ),
+                );
+            }
             out(i, v);
         }
         Ok(())
