@@ -19,6 +19,23 @@ use nalgebra::SVector;
 
 pub mod exchange;
 
+/// The perturbed evaluations of one known for a directional derivative:
+/// `(step, up, down)` for the outputs and for the rates, each computed at
+/// most once.
+struct Column<O, const NX: usize> {
+    outputs: Option<(f64, O, O)>,
+    rates: Option<(f64, SVector<f64, NX>, SVector<f64, NX>)>,
+}
+
+impl<O, const NX: usize> Default for Column<O, NX> {
+    fn default() -> Self {
+        Column {
+            outputs: None,
+            rates: None,
+        }
+    }
+}
+
 /// Marks a live instance (checked on every call; cleared when freed).
 pub(crate) const INSTANCE_MAGIC: u64 = 0x464c_5549_4446_4d55; // "FLUIDFMU"
 /// Marks a live FMU state snapshot.
@@ -1560,11 +1577,34 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
 
     /// The partial derivative of output `of` (its index) with respect to
     /// `wrt`, analytic where the model provides it, else by central
-    /// differences.
-    fn partial(&self, of: usize, wrt: Known) -> f64 {
+    /// differences (the perturbed outputs kept in `column` for the next
+    /// output of the same known).
+    fn output_partial(&self, of: usize, wrt: Known, column: &mut Column<M::Outputs, NX>) -> f64 {
         if let Some(d) = self.model.output_partial(&self.inputs, &self.x, of, wrt) {
             return d;
         }
+        let (h, up, down) = column.outputs.get_or_insert_with(|| {
+            let (h, (up_u, up_x), (down_u, down_x)) = self.perturbed(wrt);
+            (
+                h,
+                self.model.all_outputs(&up_u, &up_x),
+                self.model.all_outputs(&down_u, &down_x),
+            )
+        });
+        (up.get(of) - down.get(of)) / (2.0 * *h)
+    }
+
+    /// The central-difference step for `wrt` and the inputs and states
+    /// perturbed by it up and down.
+    #[allow(clippy::type_complexity)]
+    fn perturbed(
+        &self,
+        wrt: Known,
+    ) -> (
+        f64,
+        (M::Inputs, SVector<f64, NX>),
+        (M::Inputs, SVector<f64, NX>),
+    ) {
         match wrt {
             Known::State(i) => {
                 let nominal = self.model.nominal()[i].abs().max(1e-300);
@@ -1573,20 +1613,17 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 let mut xm = self.x;
                 xp[i] += h;
                 xm[i] -= h;
-                let up = self.model.all_outputs(&self.inputs, &xp).get(of);
-                let down = self.model.all_outputs(&self.inputs, &xm).get(of);
-                (up - down) / (2.0 * h)
+                (h, (self.inputs.clone(), xp), (self.inputs.clone(), xm))
             }
             Known::Input(i) => {
                 let v0 = self.values.raw()[i];
                 let h = 1e-6 * v0.abs().max(1.0);
-                let eval = |v: f64| {
+                let with = |v: f64| {
                     let mut raw = self.values.raw()[..self.layout.inputs].to_vec();
                     raw[i] = v;
-                    let inputs = M::Inputs::from_values(&raw);
-                    self.model.all_outputs(&inputs, &self.x).get(of)
+                    M::Inputs::from_values(&raw)
                 };
-                (eval(v0 + h) - eval(v0 - h)) / (2.0 * h)
+                (h, (with(v0 + h), self.x), (with(v0 - h), self.x))
             }
         }
     }
@@ -1630,28 +1667,35 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 }
             }
         }
+        // Column by column: each known with a non-zero seed costs one
+        // Jacobian (shared by every state known) or one pair of perturbed
+        // evaluations, whatever the number of unknowns.
         let mut jacobian = None;
-        for (i, target) in targets.iter().enumerate() {
-            let mut sum = 0.0;
-            for (j, &k) in known_list.iter().enumerate() {
+        let mut sum = vec![0.0; unknowns.len()];
+        for (j, &k) in known_list.iter().enumerate() {
+            if seed[j] == 0.0 {
+                continue;
+            }
+            let mut column = Column::default();
+            for (i, target) in targets.iter().enumerate() {
                 let d = match *target {
-                    Ok(of) => self.partial(of, k),
-                    Err(row) => self.rate_partial(row, k, &mut jacobian),
+                    Ok(of) => self.output_partial(of, k, &mut column),
+                    Err(row) => self.rate_partial(row, k, &mut jacobian, &mut column),
                 };
-                sum += d * seed[j];
+                sum[i] += d * seed[j];
             }
-            if !sum.is_finite() {
-                return self.fail(
-                    Status::Error,
-                    function,
-                    &format!(
-                        "the derivative of value reference {} is not finite",
-                        unknowns[i]
-                    ),
-                );
-            }
-            sensitivity[i] = sum;
         }
+        if let Some(i) = sum.iter().position(|v| !v.is_finite()) {
+            return self.fail(
+                Status::Error,
+                function,
+                &format!(
+                    "the derivative of value reference {} is not finite",
+                    unknowns[i]
+                ),
+            );
+        }
+        sensitivity.copy_from_slice(&sum);
         Ok(())
     }
 

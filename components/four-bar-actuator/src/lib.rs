@@ -6,7 +6,7 @@
 
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{BlockJacobian, Context, Known, Model};
-use four_bar_circuit::{Actuator, CurveParams, HydraulicParams, HydraulicStates};
+use four_bar_circuit::{Actuator, BulkParams, CurveParams, HydraulicParams, HydraulicStates};
 
 fmu_core::circuit! {
     model FourBarActuator {
@@ -55,6 +55,8 @@ fmu_core::circuit! {
     groups {
         /// The hydraulics
         hydraulics: HydraulicParams,
+        /// The oil's bulk modulus
+        bulk: BulkParams,
         /// The valve curves
         curves: CurveParams,
     }
@@ -82,7 +84,7 @@ impl Model<NX> for FourBarActuator {
 
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         Ok(FourBarActuator {
-            actuator: p.hydraulics.actuator(&p.curves)?,
+            actuator: p.hydraulics.actuator(&p.bulk, p.curves.curves()?)?,
             p1_0: p.p1_0,
         })
     }

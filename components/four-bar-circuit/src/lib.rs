@@ -6,9 +6,10 @@
 //! tables.
 
 pub mod actuator;
+pub mod coupled;
 pub mod linkage;
 pub mod params;
 
 pub use actuator::{Actuator, ActuatorEval, HydraulicState, HydraulicStates};
 pub use linkage::{Linkage, LinkageEval, ThetaDerivatives};
-pub use params::{CurveParams, HydraulicParams, LinkageParams, PRESETS};
+pub use params::{BulkParams, CurveParams, HydraulicParams, LinkageParams, PRESETS};

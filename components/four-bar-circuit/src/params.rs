@@ -65,10 +65,6 @@ fmu_core::parameters! {
         Vh1: real ["m3" => "L"] = 3.42e-4, above 0.0;
         /// Rod-side line volume (replaced: the paper prints 3.42e-1 m3)
         Vh2: real ["m3" => "L"] = 3.42e-4, above 0.0;
-        /// Bulk modulus at zero pressure, beta = kp + k0 p
-        kp: real ["Pa" => "MPa"] = 1.6e9, above 0.0;
-        /// Pressure slope of the bulk modulus, dimensionless
-        k0: real ["1"] = 0.5, min 0.0;
         /// Valve discharge coefficient
         Cd: real ["1"] = 0.5, above 0.0;
         /// Valve opening area per volt of spool signal
@@ -93,6 +89,17 @@ fmu_core::parameters! {
         sigma: real ["N.s/m"] = 330.0, min 0.0;
         /// Initial rod-side pressure
         p2_0: real ["Pa" => "MPa"] = 1e6;
+    }
+}
+
+fmu_core::parameters! {
+    /// The oil's bulk modulus (F3), a group of its own: the estimation
+    /// model FourBarTwin takes these two as inputs instead.
+    pub struct BulkParams {
+        /// Bulk modulus at zero pressure, beta = kp + k0 p
+        kp: real ["Pa" => "MPa"] = 1.6e9, above 0.0;
+        /// Pressure slope of the bulk modulus, dimensionless
+        k0: real ["1"] = 0.5, min 0.0;
     }
 }
 
@@ -347,9 +354,14 @@ impl LinkageParams {
 }
 
 impl HydraulicParams {
-    /// The hydraulic elements; an error for values inconsistent with each
-    /// other.
-    pub fn actuator(&self, curves: &CurveParams) -> Result<Actuator, String> {
+    /// The hydraulic elements with bulk modulus `bulk` and the valve's four
+    /// edge curves (order PA, AT, PB, BT); an error for values inconsistent
+    /// with each other.
+    pub fn actuator(
+        &self,
+        bulk: &BulkParams,
+        curves: [BSplineCurve; 4],
+    ) -> Result<Actuator, String> {
         if self.Fs < self.Fc {
             return Err(format!(
                 "static friction Fs = {} N must be at least the Coulomb force Fc = {} N",
@@ -375,15 +387,15 @@ impl HydraulicParams {
             vp: self.Vp,
             vh1: self.Vh1,
             vh2: self.Vh2,
-            kp: self.kp,
-            k0: self.k0,
+            kp: bulk.kp,
+            k0: bulk.k0,
             relief: ReliefValve {
                 p_crack: self.p_cr,
                 gain: self.K_R,
                 smoothing: self.dp_R,
             },
             valve: CurveValve {
-                curves: curves.curves()?,
+                curves,
                 // Table 3's ordinate 95 is Cv at 10 V (F7).
                 k_scale: cv * 10.0 / 95.0,
                 delta: self.delta,

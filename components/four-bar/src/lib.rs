@@ -8,9 +8,10 @@
 //! `p2`, `U`), and two work integrals for the energy balance.
 
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{BlockJacobian, Context, Model};
+use fmu_core::{Context, Model};
 use four_bar_circuit::{
-    Actuator, CurveParams, HydraulicParams, HydraulicStates, Linkage, LinkageParams,
+    Actuator, BulkParams, CurveParams, HydraulicParams, HydraulicStates, Linkage, LinkageParams,
+    coupled,
 };
 
 fmu_core::circuit! {
@@ -85,6 +86,8 @@ fmu_core::circuit! {
         linkage: LinkageParams,
         /// The hydraulics
         hydraulics: HydraulicParams,
+        /// The oil's bulk modulus
+        bulk: BulkParams,
         /// The valve curves
         curves: CurveParams,
     }
@@ -99,75 +102,33 @@ pub struct FourBar {
     energy0: f64,
 }
 
+// The state order the shared evaluation works on.
+const _: () = assert!(
+    NX == coupled::NX
+        && state::theta == coupled::THETA
+        && state::omega == coupled::OMEGA
+        && state::hyd.start() == coupled::HYD
+        && state::W_h == coupled::W_H
+        && state::W_f == coupled::W_F
+);
+
 impl FourBar {
-    /// The linkage and the hydraulics at state `x`: the rates, and (when
-    /// `jac` is given) the analytic Jacobian.
+    /// The rates at state `x` and (when `jac` is given) their analytic
+    /// Jacobian.
     fn evaluate(
         &self,
         u: &Inputs,
         x: &SVector<f64, NX>,
         jac: Option<&mut SMatrix<f64, NX, NX>>,
     ) -> SVector<f64, NX> {
-        let (theta, omega) = (x[state::theta], x[state::omega]);
-        let linkage = if jac.is_some() {
-            self.linkage
-                .eval_with_derivatives(theta, omega)
-                .map(|(l, d)| (l, Some(d)))
-        } else {
-            self.linkage.eval(theta, omega).map(|l| (l, None))
-        };
-        let Ok((l, dl)) = linkage else {
-            return SVector::repeat(f64::NAN);
-        };
-        let h = state::hyd.read(x);
-        let a = self.actuator.eval(u.U_ref, &h, l.s, l.s_dot);
-        let mut dx = SVector::<f64, NX>::zeros();
-        dx[state::theta] = x[state::omega];
-        dx[state::omega] = l.theta_ddot(a.force);
-        state::hyd.write(&mut dx, &a.rates);
-        let (p1, p2) = (h[HydraulicStates::p1], h[HydraulicStates::p2]);
-        let piston = p1 * self.actuator.a1 - p2 * self.actuator.a2;
-        dx[state::W_h] = piston * l.s_dot;
-        dx[state::W_f] = a.friction * l.s_dot;
-        if let Some(j) = jac {
-            let om = state::omega;
-            let d_force = l.dtheta_ddot_dforce();
-            j[(state::theta, om)] = 1.0;
-            // θ' column: the velocity terms, friction through s' = ds θ',
-            // and the hydraulics' dependence on s'.
-            j[(om, om)] = l.dtheta_ddot_domega + d_force * a.force_sdot * l.ds;
-            j.block_column(state::hyd, om).copy_from(&(a.d_sdot * l.ds));
-            j[(state::W_h, om)] = piston * l.ds;
-            // dF_mu/ds' is -dF_h/ds'.
-            let friction_v = -a.force_sdot;
-            j[(state::W_f, om)] = (a.friction + friction_v * l.s_dot) * l.ds;
-            // Hydraulic columns.
-            j.block(state::hyd, state::hyd).copy_from(&a.jac);
-            j[(om, state::hyd.index(HydraulicStates::p1))] = d_force * self.actuator.a1;
-            j[(om, state::hyd.index(HydraulicStates::p2))] = -d_force * self.actuator.a2;
-            j[(state::W_h, state::hyd.index(HydraulicStates::p1))] = self.actuator.a1 * l.s_dot;
-            j[(state::W_h, state::hyd.index(HydraulicStates::p2))] = -self.actuator.a2 * l.s_dot;
-            // θ column: the geometry (M4, M6) through s, s' = ds θ', the
-            // generalised mass and forces.
-            if let Some(d) = dl {
-                let th = state::theta;
-                let dsdot = d.dds * omega;
-                let dforce = a.force_sdot * dsdot;
-                j[(om, th)] = d.theta_ddot(&l, a.force) + d_force * dforce;
-                j.block_column(state::hyd, th)
-                    .copy_from(&(a.d_s * l.ds + a.d_sdot * dsdot));
-                j[(state::W_h, th)] = piston * dsdot;
-                j[(state::W_f, th)] = (a.friction + friction_v * l.s_dot) * dsdot;
-            }
-        }
-        dx
+        coupled::rates(&self.linkage, &self.actuator, u.U_ref, x, jac)
     }
 }
 
 impl Model<NX> for FourBar {
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
         let linkage = p.linkage.linkage(p.hydraulics.s0)?;
-        let actuator = p.hydraulics.actuator(&p.curves)?;
+        let actuator = p.hydraulics.actuator(&p.bulk, p.curves.curves()?)?;
         let e = linkage.eval(linkage.theta0, 0.0)?;
         let energy0 = linkage.energy(&e);
         Ok(FourBar {

@@ -105,6 +105,27 @@ impl BSplineCurve {
         Ok(curve)
     }
 
+    /// The same curve with new ordinates `y` (one per control point): the
+    /// abscissae, and so the parameter inversion, stay, which makes this
+    /// cheap enough to call at every evaluation (an estimator moves the
+    /// ordinates). An error for a wrong count or a value that is not
+    /// finite.
+    pub fn with_ordinates(&self, y: &[f64]) -> Result<Self, String> {
+        if y.len() != self.n {
+            return Err(format!(
+                "{} ordinates for a curve of {} control points",
+                y.len(),
+                self.n
+            ));
+        }
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return Err(format!("ordinate {} = {} is not finite", i + 1, y[i]));
+        }
+        let mut curve = *self;
+        curve.y[..self.n].copy_from_slice(y);
+        Ok(curve)
+    }
+
     /// Number of control points.
     pub fn len(&self) -> usize {
         self.n
@@ -360,6 +381,33 @@ mod tests {
             BSplineCurve::new(&[0.0, 1.0], &[0.0, 1.0], 4)
                 .unwrap_err()
                 .contains("degree")
+        );
+    }
+
+    #[test]
+    fn new_ordinates_give_the_curve_built_from_scratch() {
+        let u = [0.0, 2.0, 4.0, 6.0, 8.0, 10.0];
+        let linear = BSplineCurve::new(&u, &[0.0, 19.0, 38.0, 57.0, 76.0, 95.0], 3).unwrap();
+        let y = [0.0, 5.0, 12.0, 30.0, 70.0, 95.0];
+        let moved = linear.with_ordinates(&y).unwrap();
+        let fresh = BSplineCurve::new(&u, &y, 3).unwrap();
+        for k in 0..=50 {
+            let x = 0.2 * k as f64;
+            assert_eq!(moved.eval(x), fresh.eval(x), "at {x} V");
+        }
+        assert!(
+            linear
+                .with_ordinates(&y[..5])
+                .unwrap_err()
+                .contains("5 ordinates")
+        );
+        let mut bad = y;
+        bad[2] = f64::NAN;
+        assert!(
+            linear
+                .with_ordinates(&bad)
+                .unwrap_err()
+                .contains("ordinate 3")
         );
     }
 }

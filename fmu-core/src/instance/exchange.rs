@@ -7,7 +7,7 @@
 //! master's integrator locates the switch; nothing jumps at those events,
 //! so the event iteration has nothing to update.
 
-use super::{Instance, Interface, Op, Phase};
+use super::{Column, Instance, Interface, Op, Phase};
 use crate::model::{Known, Model};
 use crate::status::{FmiResult, Status};
 use crate::table::Number;
@@ -240,25 +240,26 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     /// The partial derivative of the rate of state `row` with respect to
     /// `wrt`: from the Jacobian (evaluated once per call of the directional
     /// derivative, kept in `jacobian`) for a state, by central differences
-    /// for an input.
+    /// for an input (the perturbed rates kept in `column` for the next row).
     pub(super) fn rate_partial(
         &self,
         row: usize,
         wrt: Known,
         jacobian: &mut Option<SMatrix<f64, NX, NX>>,
+        column: &mut Column<M::Outputs, NX>,
     ) -> f64 {
         match wrt {
             Known::State(c) => jacobian.get_or_insert_with(|| self.rate_jacobian())[(row, c)],
-            Known::Input(i) => {
-                let v0 = self.values.raw()[i];
-                let h = 1e-6 * v0.abs().max(1.0);
-                let eval = |v: f64| {
-                    let mut raw = self.values.raw()[..self.layout.inputs].to_vec();
-                    raw[i] = v;
-                    let inputs = <M::Inputs as crate::table::Record>::from_values(&raw);
-                    self.model.rates(&inputs, &self.x)[row]
-                };
-                (eval(v0 + h) - eval(v0 - h)) / (2.0 * h)
+            Known::Input(_) => {
+                let (h, up, down) = column.rates.get_or_insert_with(|| {
+                    let (h, (up_u, up_x), (down_u, down_x)) = self.perturbed(wrt);
+                    (
+                        h,
+                        self.model.rates(&up_u, &up_x),
+                        self.model.rates(&down_u, &down_x),
+                    )
+                });
+                (up[row] - down[row]) / (2.0 * *h)
             }
         }
     }

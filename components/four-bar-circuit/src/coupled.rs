@@ -1,0 +1,88 @@
+//! The whole circuit: the linkage (M1-M6) driven by the hydraulics (F1-F8)
+//! through the cylinder, over the state vector
+//! `[θ, θ', pp, p1, p2, U, W_h, W_f]` (the two work integrals give the
+//! energy balance E1). The FourBar FMU and its estimation model FourBarTwin
+//! declare their states in this order and evaluate them here.
+
+use crate::{Actuator, Linkage};
+use fmu_core::nalgebra::{SMatrix, SVector};
+
+/// Number of states.
+pub const NX: usize = 8;
+/// Crank angle θ, rad.
+pub const THETA: usize = 0;
+/// Crank rate θ', rad/s.
+pub const OMEGA: usize = 1;
+/// First of the hydraulic block `[pp, p1, p2, U]`.
+pub const HYD: usize = 2;
+/// Hydraulic work on the piston, J.
+pub const W_H: usize = 6;
+/// Work dissipated by seal friction, J.
+pub const W_F: usize = 7;
+
+const P1: usize = HYD + 1;
+const P2: usize = HYD + 2;
+
+/// The rates at state `x` with valve command `u_ref` (V), and (when `jac`
+/// is given) their analytic Jacobian; NaN rates where the linkage cannot
+/// close its loop.
+pub fn rates(
+    linkage: &Linkage,
+    actuator: &Actuator,
+    u_ref: f64,
+    x: &SVector<f64, NX>,
+    jac: Option<&mut SMatrix<f64, NX, NX>>,
+) -> SVector<f64, NX> {
+    let (theta, omega) = (x[THETA], x[OMEGA]);
+    let evaluated = if jac.is_some() {
+        linkage
+            .eval_with_derivatives(theta, omega)
+            .map(|(l, d)| (l, Some(d)))
+    } else {
+        linkage.eval(theta, omega).map(|l| (l, None))
+    };
+    let Ok((l, dl)) = evaluated else {
+        return SVector::repeat(f64::NAN);
+    };
+    let h = x.fixed_rows::<4>(HYD).into_owned();
+    let a = actuator.eval(u_ref, &h, l.s, l.s_dot);
+    let mut dx = SVector::<f64, NX>::zeros();
+    dx[THETA] = omega;
+    dx[OMEGA] = l.theta_ddot(a.force);
+    dx.fixed_rows_mut::<4>(HYD).copy_from(&a.rates);
+    let piston = x[P1] * actuator.a1 - x[P2] * actuator.a2;
+    dx[W_H] = piston * l.s_dot;
+    dx[W_F] = a.friction * l.s_dot;
+    if let Some(j) = jac {
+        j.fill(0.0);
+        let d_force = l.dtheta_ddot_dforce();
+        j[(THETA, OMEGA)] = 1.0;
+        // θ' column: the velocity terms, friction through s' = ds θ', and
+        // the hydraulics' dependence on s'.
+        j[(OMEGA, OMEGA)] = l.dtheta_ddot_domega + d_force * a.force_sdot * l.ds;
+        j.fixed_view_mut::<4, 1>(HYD, OMEGA)
+            .copy_from(&(a.d_sdot * l.ds));
+        j[(W_H, OMEGA)] = piston * l.ds;
+        // dF_mu/ds' is -dF_h/ds'.
+        let friction_v = -a.force_sdot;
+        j[(W_F, OMEGA)] = (a.friction + friction_v * l.s_dot) * l.ds;
+        // Hydraulic columns.
+        j.fixed_view_mut::<4, 4>(HYD, HYD).copy_from(&a.jac);
+        j[(OMEGA, P1)] = d_force * actuator.a1;
+        j[(OMEGA, P2)] = -d_force * actuator.a2;
+        j[(W_H, P1)] = actuator.a1 * l.s_dot;
+        j[(W_H, P2)] = -actuator.a2 * l.s_dot;
+        // θ column: the geometry (M4, M6) through s, s' = ds θ', the
+        // generalised mass and forces.
+        if let Some(d) = dl {
+            let dsdot = d.dds * omega;
+            let dforce = a.force_sdot * dsdot;
+            j[(OMEGA, THETA)] = d.theta_ddot(&l, a.force) + d_force * dforce;
+            j.fixed_view_mut::<4, 1>(HYD, THETA)
+                .copy_from(&(a.d_s * l.ds + a.d_sdot * dsdot));
+            j[(W_H, THETA)] = piston * dsdot;
+            j[(W_F, THETA)] = (a.friction + friction_v * l.s_dot) * dsdot;
+        }
+    }
+    dx
+}
