@@ -341,6 +341,22 @@ pub struct Instance<M: Model<NX>, const NX: usize> {
     /// computed them (for its check), so that the gets after a step do not
     /// evaluate the model again; `None` after anything that changes them.
     outputs: Option<M::Outputs>,
+    /// The rates' derivatives of the last directional derivatives with the
+    /// point they were taken at: a master that asks for the Jacobian one
+    /// column per call gets it from one evaluation.
+    jacobian: std::cell::RefCell<Option<JacobianAt<NX>>>,
+}
+
+/// The rates' derivatives at one point (state, settable values), each
+/// computed when first asked for.
+struct JacobianAt<const NX: usize> {
+    x: SVector<f64, NX>,
+    values: Vec<f64>,
+    /// With respect to the states.
+    j: Option<nalgebra::SMatrix<f64, NX, NX>>,
+    /// With respect to the inputs (`Some(None)`: the model has no analytic
+    /// ones).
+    inputs: Option<Option<Vec<SVector<f64, NX>>>>,
 }
 
 /// FNV-1a 64-bit hash (checksums of serialized states, token fingerprints).
@@ -580,6 +596,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             stats: Stats::default(),
             last_successful_time: 0.0,
             outputs: None,
+            jacobian: std::cell::RefCell::new(None),
         };
         let where_resources = match &inst.resources {
             ResourceFolder::Found(p) => format!("resources in {}", p.display()),
@@ -1576,12 +1593,19 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     }
 
     /// The partial derivative of output `of` (its index) with respect to
-    /// `wrt`, analytic where the model provides it, else by central
-    /// differences (the perturbed outputs kept in `column` for the next
-    /// output of the same known).
+    /// `wrt`, analytic where the model provides it or the output shows a
+    /// state, else by central differences (the perturbed outputs kept in
+    /// `column` for the next output of the same known).
     fn output_partial(&self, of: usize, wrt: Known, column: &mut Column<M::Outputs, NX>) -> f64 {
         if let Some(d) = self.model.output_partial(&self.inputs, &self.x, of, wrt) {
             return d;
+        }
+        // An output that shows a state is that state.
+        if let Role::Output { state: Some(s), .. } = self.rows[self.layout.inputs + of].role {
+            return match wrt {
+                Known::State(c) if c == s => 1.0,
+                _ => 0.0,
+            };
         }
         let (h, up, down) = column.outputs.get_or_insert_with(|| {
             let (h, (up_u, up_x), (down_u, down_x)) = self.perturbed(wrt);

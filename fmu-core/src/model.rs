@@ -292,6 +292,20 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
     /// one per entry of [`Model::event_indicators`], into `z`.
     fn event_indicator_values(&self, _u: &Self::Inputs, _x: &SVector<f64, N>, _z: &mut [f64]) {}
 
+    /// The analytic partial derivatives of the rates with respect to every
+    /// input, one column per input in the table's order (`input::name`),
+    /// into `columns`; `false` (the default) makes fmu-core use central
+    /// differences. Directional derivatives with respect to inputs use
+    /// them (an estimator that learns a parameter exposed as an input).
+    fn rate_input_jacobian(
+        &self,
+        _u: &Self::Inputs,
+        _x: &SVector<f64, N>,
+        _columns: &mut [SVector<f64, N>],
+    ) -> bool {
+        false
+    }
+
     /// The analytic partial derivative of output `output` (its index,
     /// `output::name`) with respect to `wrt`; `None` makes fmu-core use
     /// central finite differences.

@@ -7,9 +7,10 @@
 
 use anyhow::{Context, Result, bail};
 use model_description::{ParsedDescription, parse_model_description};
-use std::ffi::{CString, c_char, c_void};
+use std::ffi::{CStr, CString, c_char, c_void};
 use std::io::Read;
 use std::path::Path;
+use std::sync::Mutex;
 
 type Instantiate = unsafe extern "C" fn(
     *const c_char,
@@ -143,6 +144,41 @@ pub struct Fmu3 {
 pub struct Instance<'a> {
     fmu: &'a Fmu3,
     ptr: *mut c_void,
+    /// The messages of status Discard or worse the FMU logged since the
+    /// last failed call (the logger's environment; boxed so that its
+    /// address stays put).
+    log: Box<Mutex<Vec<String>>>,
+}
+
+/// The FMI 3 logger: keeps the messages of status Discard and worse in the
+/// instance's list (`env`), so that a failed call can say why.
+unsafe extern "C" fn log_message(
+    env: *mut c_void,
+    status: i32,
+    category: *const c_char,
+    message: *const c_char,
+) {
+    if env.is_null() || message.is_null() || status < 2 {
+        return;
+    }
+    // SAFETY: env is the instance's boxed list, alive as long as the
+    // instance; the strings are the FMU's NUL-terminated ones.
+    let (list, text, category) = unsafe {
+        (
+            &*(env as *const Mutex<Vec<String>>),
+            CStr::from_ptr(message).to_string_lossy().into_owned(),
+            if category.is_null() {
+                String::new()
+            } else {
+                CStr::from_ptr(category).to_string_lossy().into_owned()
+            },
+        )
+    };
+    if let Ok(mut list) = list.lock() {
+        if list.len() < 20 {
+            list.push(format!("[{category}] {text}"));
+        }
+    }
 }
 
 /// An FMU state snapshot of an [`Instance`] (freed on drop).
@@ -230,7 +266,10 @@ impl Fmu3 {
     pub fn instantiate(&self, name: &str) -> Result<Instance<'_>> {
         let name = CString::new(name)?;
         let token = CString::new(self.description.token.clone())?;
-        // SAFETY: valid strings; FMI 3 allows a null logger.
+        let log = Box::new(Mutex::new(Vec::new()));
+        let env = &*log as *const Mutex<Vec<String>> as *mut c_void;
+        // SAFETY: valid strings; the logger's environment lives in the
+        // instance.
         let ptr = unsafe {
             (self.instantiate)(
                 name.as_ptr(),
@@ -242,15 +281,19 @@ impl Fmu3 {
                 false,
                 std::ptr::null(),
                 0,
-                std::ptr::null_mut(),
-                std::ptr::null(),
+                env,
+                log_message as *const c_void,
                 std::ptr::null(),
             )
         };
         if ptr.is_null() {
             bail!("{}: instantiation refused", self.description.model_name);
         }
-        Ok(Instance { fmu: self, ptr })
+        Ok(Instance {
+            fmu: self,
+            ptr,
+            log,
+        })
     }
 }
 
@@ -270,7 +313,10 @@ impl Fmu3 {
         let me = self.me()?;
         let name = CString::new(name)?;
         let token = CString::new(self.description.token.clone())?;
-        // SAFETY: valid strings; FMI 3 allows a null logger.
+        let log = Box::new(Mutex::new(Vec::new()));
+        let env = &*log as *const Mutex<Vec<String>> as *mut c_void;
+        // SAFETY: valid strings; the logger's environment lives in the
+        // instance.
         let ptr = unsafe {
             (me.instantiate)(
                 name.as_ptr(),
@@ -278,8 +324,8 @@ impl Fmu3 {
                 std::ptr::null(),
                 false,
                 false,
-                std::ptr::null_mut(),
-                std::ptr::null(),
+                env,
+                log_message as *const c_void,
             )
         };
         if ptr.is_null() {
@@ -288,7 +334,11 @@ impl Fmu3 {
                 self.description.model_name
             );
         }
-        Ok(Instance { fmu: self, ptr })
+        Ok(Instance {
+            fmu: self,
+            ptr,
+            log,
+        })
     }
 
     /// The number of continuous states (derivatives in the description).
@@ -297,20 +347,29 @@ impl Fmu3 {
     }
 }
 
-fn check(status: i32, what: &str) -> Result<()> {
-    if status == 0 {
-        Ok(())
-    } else {
-        bail!("{what} returned status {status}")
-    }
-}
-
 impl Instance<'_> {
+    /// Ok for status OK; otherwise an error naming the call, the status
+    /// and what the FMU logged about it.
+    fn check(&self, status: i32, what: &str) -> Result<()> {
+        if status == 0 {
+            return Ok(());
+        }
+        let said = self
+            .log
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default();
+        if said.is_empty() {
+            bail!("{what} returned status {status}")
+        }
+        bail!("{what} returned status {status}: {}", said.join("; "))
+    }
+
     /// Sets a Float64 variable by name.
     pub fn set(&mut self, name: &str, value: f64) -> Result<()> {
         let vr = self.fmu.vr(name)?;
         // SAFETY: one value reference, one value; live instance.
-        check(
+        self.check(
             unsafe { (self.fmu.set_f64)(self.ptr, &vr, 1, &value, 1) },
             name,
         )
@@ -319,7 +378,7 @@ impl Instance<'_> {
     /// Sets a Float64 variable by value reference (hot loops).
     pub fn set_vr(&mut self, vr: u32, value: f64) -> Result<()> {
         // SAFETY: as above.
-        check(
+        self.check(
             unsafe { (self.fmu.set_f64)(self.ptr, &vr, 1, &value, 1) },
             "fmi3SetFloat64",
         )
@@ -329,7 +388,7 @@ impl Instance<'_> {
     pub fn set_bool(&mut self, name: &str, value: bool) -> Result<()> {
         let vr = self.fmu.vr(name)?;
         // SAFETY: as above.
-        check(
+        self.check(
             unsafe { (self.fmu.set_bool)(self.ptr, &vr, 1, &value, 1) },
             name,
         )
@@ -339,7 +398,7 @@ impl Instance<'_> {
     pub fn set_int(&mut self, name: &str, value: i32) -> Result<()> {
         let vr = self.fmu.vr(name)?;
         // SAFETY: as above.
-        check(
+        self.check(
             unsafe { (self.fmu.set_i32)(self.ptr, &vr, 1, &value, 1) },
             name,
         )
@@ -349,11 +408,56 @@ impl Instance<'_> {
     pub fn get_vr(&self, vr: u32) -> Result<f64> {
         let mut v = f64::NAN;
         // SAFETY: as above.
-        check(
+        self.check(
             unsafe { (self.fmu.get_f64)(self.ptr, &vr, 1, &mut v, 1) },
             "fmi3GetFloat64",
         )?;
         Ok(v)
+    }
+
+    /// Gets several Float64 variables in one call (one evaluation of the
+    /// model for all of them), one value per reference into `values`.
+    pub fn get_vrs(&self, vrs: &[u32], values: &mut [f64]) -> Result<()> {
+        if vrs.len() != values.len() {
+            bail!(
+                "{} value references but room for {} values",
+                vrs.len(),
+                values.len()
+            );
+        }
+        // SAFETY: both arrays with their lengths; live instance.
+        self.check(
+            unsafe {
+                (self.fmu.get_f64)(
+                    self.ptr,
+                    vrs.as_ptr(),
+                    vrs.len(),
+                    values.as_mut_ptr(),
+                    values.len(),
+                )
+            },
+            "fmi3GetFloat64",
+        )
+    }
+
+    /// Sets several Float64 variables in one call.
+    pub fn set_vrs(&mut self, vrs: &[u32], values: &[f64]) -> Result<()> {
+        if vrs.len() != values.len() {
+            bail!("{} value references but {} values", vrs.len(), values.len());
+        }
+        // SAFETY: both arrays with their lengths; live instance.
+        self.check(
+            unsafe {
+                (self.fmu.set_f64)(
+                    self.ptr,
+                    vrs.as_ptr(),
+                    vrs.len(),
+                    values.as_ptr(),
+                    values.len(),
+                )
+            },
+            "fmi3SetFloat64",
+        )
     }
 
     /// Gets a Float64 variable by name.
@@ -364,12 +468,12 @@ impl Instance<'_> {
     /// Enters and exits initialization mode (start 0, given stop time).
     pub fn initialize(&mut self, stop: f64) -> Result<()> {
         // SAFETY: live instance.
-        check(
+        self.check(
             unsafe { (self.fmu.enter_init)(self.ptr, false, 0.0, 0.0, true, stop) },
             "enterInitializationMode",
         )?;
         // SAFETY: live instance.
-        check(
+        self.check(
             unsafe { (self.fmu.exit_init)(self.ptr) },
             "exitInitializationMode",
         )
@@ -389,7 +493,7 @@ impl Instance<'_> {
             .collect();
         if !structural.is_empty() {
             // SAFETY: live instance.
-            check(
+            self.check(
                 unsafe { (self.fmu.enter_config)(self.ptr) },
                 "enterConfigurationMode",
             )?;
@@ -397,7 +501,7 @@ impl Instance<'_> {
                 self.set_any(name, *value)?;
             }
             // SAFETY: live instance.
-            check(
+            self.check(
                 unsafe { (self.fmu.exit_config)(self.ptr) },
                 "exitConfigurationMode",
             )?;
@@ -427,7 +531,7 @@ impl Instance<'_> {
     /// Restores a snapshot taken from this instance.
     pub fn restore(&mut self, snapshot: &Snapshot<'_>) -> Result<()> {
         // SAFETY: a live state of this FMU.
-        check(
+        self.check(
             unsafe { (self.fmu.set_state)(self.ptr, snapshot.ptr) },
             "setFMUState",
         )
@@ -455,7 +559,7 @@ impl Instance<'_> {
         self.event_iteration()?;
         let me = self.fmu.me()?;
         // SAFETY: live instance.
-        check(
+        self.check(
             unsafe { (me.enter_continuous_time_mode)(self.ptr) },
             "enterContinuousTimeMode",
         )
@@ -466,11 +570,11 @@ impl Instance<'_> {
     pub fn event(&mut self, change: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
         let me = self.fmu.me()?;
         // SAFETY: live instance.
-        check(unsafe { (me.enter_event_mode)(self.ptr) }, "enterEventMode")?;
+        self.check(unsafe { (me.enter_event_mode)(self.ptr) }, "enterEventMode")?;
         change(self)?;
         self.event_iteration()?;
         // SAFETY: live instance.
-        check(
+        self.check(
             unsafe { (me.enter_continuous_time_mode)(self.ptr) },
             "enterContinuousTimeMode",
         )
@@ -483,7 +587,7 @@ impl Instance<'_> {
             let mut next = 0.0;
             let [a, b, c, d, e] = &mut flags;
             // SAFETY: valid out-pointers; live instance.
-            check(
+            self.check(
                 unsafe { (me.update_discrete_states)(self.ptr, a, b, c, d, e, &mut next) },
                 "updateDiscreteStates",
             )?;
@@ -500,13 +604,13 @@ impl Instance<'_> {
     /// `fmi3SetTime`, s.
     pub fn set_time(&mut self, t: f64) -> Result<()> {
         // SAFETY: live instance.
-        check(unsafe { (self.fmu.me()?.set_time)(self.ptr, t) }, "setTime")
+        self.check(unsafe { (self.fmu.me()?.set_time)(self.ptr, t) }, "setTime")
     }
 
     /// `fmi3SetContinuousStates` (one value per state).
     pub fn set_states(&mut self, x: &[f64]) -> Result<()> {
         // SAFETY: the slice's length is passed; live instance.
-        check(
+        self.check(
             unsafe { (self.fmu.me()?.set_states)(self.ptr, x.as_ptr(), x.len()) },
             "setContinuousStates",
         )
@@ -515,7 +619,7 @@ impl Instance<'_> {
     /// `fmi3GetContinuousStates` into `x` (one entry per state).
     pub fn states(&self, x: &mut [f64]) -> Result<()> {
         // SAFETY: as above.
-        check(
+        self.check(
             unsafe { (self.fmu.me()?.get_states)(self.ptr, x.as_mut_ptr(), x.len()) },
             "getContinuousStates",
         )
@@ -524,7 +628,7 @@ impl Instance<'_> {
     /// `fmi3GetContinuousStateDerivatives` into `dx`.
     pub fn derivatives(&self, dx: &mut [f64]) -> Result<()> {
         // SAFETY: as above.
-        check(
+        self.check(
             unsafe { (self.fmu.me()?.get_derivatives)(self.ptr, dx.as_mut_ptr(), dx.len()) },
             "getContinuousStateDerivatives",
         )
@@ -533,7 +637,7 @@ impl Instance<'_> {
     /// `fmi3GetNominalsOfContinuousStates` into `nominal`.
     pub fn nominals(&self, nominal: &mut [f64]) -> Result<()> {
         // SAFETY: as above.
-        check(
+        self.check(
             unsafe { (self.fmu.me()?.get_nominals)(self.ptr, nominal.as_mut_ptr(), nominal.len()) },
             "getNominalsOfContinuousStates",
         )
@@ -549,7 +653,7 @@ impl Instance<'_> {
         sensitivity: &mut [f64],
     ) -> Result<()> {
         // SAFETY: every array with its own length; live instance.
-        check(
+        self.check(
             unsafe {
                 (self.fmu.me()?.directional_derivative)(
                     self.ptr,
@@ -595,7 +699,7 @@ impl<'a> Instance<'a> {
     pub fn snapshot(&self) -> Result<Snapshot<'a>> {
         let mut ptr = std::ptr::null_mut();
         // SAFETY: live instance, valid out-pointer.
-        check(
+        self.check(
             unsafe { (self.fmu.get_state)(self.ptr, &mut ptr) },
             "getFMUState",
         )?;

@@ -8,6 +8,8 @@
 
 pub mod bench;
 pub mod cosim;
+pub mod estimator;
+pub mod estimator_experiment;
 pub mod fmi_master;
 pub mod fmu3;
 pub mod freq;

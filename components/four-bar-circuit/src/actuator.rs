@@ -6,6 +6,7 @@
 //! stiff solver needs.
 
 use fmu_core::nalgebra::{SMatrix, SVector};
+use hydraulics::curve_valve::regularised_root;
 use hydraulics::{BrownMcPhee, CurveValve, CurveValveFlows, ReliefValve};
 
 fmu_core::states! {
@@ -143,6 +144,49 @@ impl Actuator {
             self.relief.p_crack
         };
         SVector::from([pp, p1, self.p2_0, 0.0])
+    }
+
+    /// The derivatives of the rates at state `x` and length `s` with
+    /// respect to the bulk modulus coefficients kp and k0 (F3: each
+    /// pressure rate is β(p) / V times a net flow), given the rates.
+    pub fn rates_per_bulk(
+        &self,
+        x: &HydraulicState,
+        rates: &HydraulicState,
+    ) -> [HydraulicState; 2] {
+        let mut kp = HydraulicState::zeros();
+        let mut k0 = HydraulicState::zeros();
+        for i in 0..3 {
+            let beta = self.bulk(x[i]).0;
+            kp[i] = rates[i] / beta;
+            k0[i] = x[i] * rates[i] / beta;
+        }
+        [kp, k0]
+    }
+
+    /// The derivative of the rates at state `x` and length `s` with respect
+    /// to the valve curve's gain N at the present opening |U|, the same
+    /// curve on all four edges (F7, F8: an open edge passes
+    /// k_scale N g(dp), so dQ/dN = k_scale g(dp); F1, F2 carry it to the
+    /// pressures).
+    pub fn rates_per_gain(&self, x: &HydraulicState, s: f64) -> HydraulicState {
+        let [pp, p1, p2, u] = [x[0], x[1], x[2], x[3]];
+        let g = |dp: f64| self.valve.k_scale * regularised_root(dp, self.valve.delta).0;
+        let (mut pa, mut at, mut pb, mut bt) = (0.0, 0.0, 0.0, 0.0);
+        if u >= 0.0 {
+            pa = g(pp - p1);
+            bt = g(p2 - self.pt);
+        } else {
+            at = g(p1 - self.pt);
+            pb = g(pp - p2);
+        }
+        let (v1, v2) = self.volumes(s);
+        SVector::from([
+            -self.bulk(pp).0 / self.vp * (pa + pb),
+            self.bulk(p1).0 / v1 * (pa - at),
+            self.bulk(p2).0 / v2 * (pb - bt),
+            0.0,
+        ])
     }
 
     /// The rates at state `x`, command `u_ref` (V), length `s` and rate

@@ -12,7 +12,7 @@
 //!   with 4 `N1`, `N2`, and so on.
 
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Context, Model, Record};
+use fmu_core::{Context, Known, Model, Record};
 use four_bar_circuit::{
     Actuator, BulkParams, HydraulicParams, HydraulicStates, Linkage, LinkageParams, coupled,
 };
@@ -215,6 +215,77 @@ impl Model<NX> for FourBarTwin {
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
         (self.evaluate(u, x, Some(j)), true)
+    }
+
+    /// The rates' derivatives with respect to the inputs: U_ref through
+    /// the spool (F5), kp and k0 through the bulk modulus (F3), and each
+    /// interior control point through the valve's gain at the present
+    /// opening times that point's B-spline weight (F7).
+    fn rate_input_jacobian(
+        &self,
+        u: &Inputs,
+        x: &SVector<f64, NX>,
+        columns: &mut [SVector<f64, NX>],
+    ) -> bool {
+        let (Ok(a), Ok(l)) = (
+            self.actuator(u),
+            self.linkage.eval(x[state::theta], x[state::omega]),
+        ) else {
+            return false;
+        };
+        let h = state::hyd.read(x);
+        let rates = a.eval(u.U_ref, &h, l.s, l.s_dot).rates;
+        let hyd = |c: &mut SVector<f64, NX>, v: &four_bar_circuit::HydraulicState| {
+            state::hyd.write(c, v);
+        };
+        columns.iter_mut().for_each(|c| c.fill(0.0));
+        columns[input::U_ref][state::hyd.index(HydraulicStates::U)] = 1.0 / a.tau;
+        let [kp, k0] = a.rates_per_bulk(&h, &rates);
+        hyd(&mut columns[input::kp], &kp);
+        hyd(&mut columns[input::k0], &k0);
+        let per_gain = a.rates_per_gain(&h, l.s);
+        let mut w = [0.0; MAX_INTERIOR + 2];
+        self.curve
+            .weights(h[HydraulicStates::U].abs(), &mut w[..self.points]);
+        let interior = [input::N1, input::N2, input::N3, input::N4];
+        for (j, &i) in interior.iter().enumerate().take(self.points - 2) {
+            hyd(&mut columns[i], &(per_gain * w[j + 1]));
+        }
+        true
+    }
+
+    /// The cylinder's length and rate depend on the crank angle and rate
+    /// only (M4, M6): their derivatives, analytic; the others by
+    /// differences.
+    fn output_partial(
+        &self,
+        _u: &Inputs,
+        x: &SVector<f64, NX>,
+        output: usize,
+        wrt: Known,
+    ) -> Option<f64> {
+        if output != output::s && output != output::s_dot {
+            return None;
+        }
+        let (theta, omega) = (x[state::theta], x[state::omega]);
+        match wrt {
+            Known::State(c) if c == state::theta => {
+                let (l, d) = self.linkage.eval_with_derivatives(theta, omega).ok()?;
+                Some(if output == output::s {
+                    l.ds
+                } else {
+                    d.dds * omega
+                })
+            }
+            Known::State(c) if c == state::omega => {
+                if output == output::s {
+                    Some(0.0)
+                } else {
+                    Some(self.linkage.eval(theta, omega).ok()?.ds)
+                }
+            }
+            _ => Some(0.0),
+        }
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {

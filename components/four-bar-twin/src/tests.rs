@@ -139,6 +139,64 @@ fn jacobian_matches_finite_differences() {
 }
 
 #[test]
+fn input_derivatives_match_finite_differences() {
+    for points in 3..=6 {
+        let m = twin(points);
+        let mut u = Inputs::defaults();
+        (u.N1, u.N2, u.N3, u.N4) = (8.0, 20.0, 40.0, 70.0);
+        for (k, x) in states().into_iter().enumerate() {
+            u.U_ref = if k % 2 == 0 { 5.0 } else { -4.0 };
+            let mut columns = vec![SVector::<f64, NX>::zeros(); 7];
+            assert!(m.rate_input_jacobian(&u, &x, &mut columns));
+            for (i, column) in columns.iter().enumerate() {
+                let mut raw = vec![u.U_ref, u.kp, u.k0, u.N1, u.N2, u.N3, u.N4];
+                let h = 1e-6 * raw[i].abs().max(1.0);
+                raw[i] += h;
+                let up = m.rates(&Inputs::from_values(&raw), &x);
+                raw[i] -= 2.0 * h;
+                let down = m.rates(&Inputs::from_values(&raw), &x);
+                let fd = (up - down) / (2.0 * h);
+                for r in 0..NX {
+                    let scale = fd[r].abs().max(column[r].abs()).max(1e-9);
+                    assert!(
+                        (fd[r] - column[r]).abs() <= 1e-5 * scale,
+                        "{points} points, input {i}, rate {r}: {} vs {}",
+                        column[r],
+                        fd[r]
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn cylinder_output_derivatives_match_finite_differences() {
+    let m = twin(6);
+    let u = Inputs::defaults();
+    for x in states() {
+        for (out, name) in [(output::s, "s"), (output::s_dot, "s_dot")] {
+            for c in 0..NX {
+                let d = m.output_partial(&u, &x, out, Known::State(c)).unwrap();
+                let h = 1e-6 * x[c].abs().max(1e-3);
+                let (mut xp, mut xm) = (x, x);
+                xp[c] += h;
+                xm[c] -= h;
+                let get = |x: &SVector<f64, NX>| {
+                    let o = m.all_outputs(&u, x);
+                    if name == "s" { o.s } else { o.s_dot }
+                };
+                let fd = (get(&xp) - get(&xm)) / (2.0 * h);
+                assert!(
+                    (d - fd).abs() <= 1e-6 * fd.abs().max(1e-6),
+                    "{name} by {c}: {d} vs {fd}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn the_model_description_documents_every_variable() {
     fmu_core::testing::check_documentation::<FourBarTwin>().unwrap();
 }
@@ -147,4 +205,44 @@ fn the_model_description_documents_every_variable() {
 fn odd_values_are_refused_or_stay_finite() {
     let problems = fmu_core::testing::odd_value_violations::<FourBarTwin, NX>(3);
     assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+#[ignore]
+fn timing_probe() {
+    let m = twin(6);
+    let u = Inputs::defaults();
+    let xs = states();
+    let n = 20000;
+    let t = std::time::Instant::now();
+    let mut acc = 0.0;
+    for k in 0..n {
+        acc += m.rates(&u, &xs[k % xs.len()])[3];
+    }
+    eprintln!("rates {:.3} us", t.elapsed().as_secs_f64() / n as f64 * 1e6);
+    let t = std::time::Instant::now();
+    for k in 0..n {
+        let mut j = SMatrix::<f64, NX, NX>::zeros();
+        acc += m.rates_and_jacobian(&u, &xs[k % xs.len()], &mut j).0[3];
+    }
+    eprintln!(
+        "rates+jac {:.3} us",
+        t.elapsed().as_secs_f64() / n as f64 * 1e6
+    );
+    let t = std::time::Instant::now();
+    for k in 0..n {
+        acc += m.all_outputs(&u, &xs[k % xs.len()]).s;
+    }
+    eprintln!(
+        "outputs {:.3} us",
+        t.elapsed().as_secs_f64() / n as f64 * 1e6
+    );
+    let t = std::time::Instant::now();
+    for k in 0..n {
+        acc += m.linkage.eval(xs[k % xs.len()][0], 0.1).unwrap().s;
+    }
+    eprintln!(
+        "linkage {:.3} us {acc}",
+        t.elapsed().as_secs_f64() / n as f64 * 1e6
+    );
 }

@@ -247,6 +247,16 @@ impl BSplineCurve {
                 slope: 0.0,
             };
         }
+        let t = self.parameter_of(u);
+        let (_, y, du, dy) = self.at_parameter(t);
+        CurvePoint {
+            value: y,
+            slope: if du > 0.0 { dy / du } else { 0.0 },
+        }
+    }
+
+    /// The parameter `t` with `u(t) = u`, for `u` inside the domain.
+    fn parameter_of(&self, u: f64) -> f64 {
         // Bracket from the table (u(t) increases), linear guess inside it.
         let j = self.table.partition_point(|&v| v <= u).clamp(1, SAMPLES);
         let (ta, tb) = ((j - 1) as f64 / SAMPLES as f64, j as f64 / SAMPLES as f64);
@@ -281,10 +291,30 @@ impl BSplineCurve {
                 break;
             }
         }
-        let (_, y, du, dy) = self.at_parameter(t);
-        CurvePoint {
-            value: y,
-            slope: if du > 0.0 { dy / du } else { 0.0 },
+        t
+    }
+
+    /// The weight of each control point's ordinate in `y(u)` (`y(u) =
+    /// sum_i w_i y_i`, the B-spline basis at the parameter of `u`), into
+    /// `w` (one entry per control point): the derivative of the curve's
+    /// value with respect to each ordinate. Outside the domain the end
+    /// point has weight 1.
+    pub fn weights(&self, u: f64, w: &mut [f64]) {
+        w.iter_mut().for_each(|v| *v = 0.0);
+        let (u0, u1) = self.domain();
+        if u <= u0 {
+            w[0] = 1.0;
+            return;
+        }
+        if u >= u1 {
+            w[self.n - 1] = 1.0;
+            return;
+        }
+        let t = self.parameter_of(u).clamp(0.0, 1.0);
+        let k = self.span(t);
+        let (basis, _) = self.basis(k, t);
+        for r in 0..=self.degree {
+            w[k + r - self.degree] = basis[r];
         }
     }
 }
@@ -409,5 +439,25 @@ mod tests {
                 .unwrap_err()
                 .contains("ordinate 3")
         );
+    }
+
+    #[test]
+    fn weights_give_the_value_and_its_ordinate_derivatives() {
+        let u = [0.0, 2.5, 5.0, 7.5, 10.0];
+        let y = [0.0, 12.0, 35.0, 65.0, 95.0];
+        let c = BSplineCurve::new(&u, &y, 3).unwrap();
+        let mut w = [0.0; 5];
+        for k in 0..=40 {
+            let x = -1.0 + 0.3 * k as f64;
+            c.weights(x, &mut w);
+            let value: f64 = w.iter().zip(&y).map(|(a, b)| a * b).sum();
+            assert!((value - c.eval(x).value).abs() < 1e-12, "{x}");
+            for j in 0..5 {
+                let mut e = [0.0; 5];
+                e[j] = 1.0;
+                let unit = c.with_ordinates(&e).unwrap().eval(x).value;
+                assert!((w[j] - unit).abs() < 1e-12, "{x} {j}");
+            }
+        }
     }
 }

@@ -237,10 +237,56 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         j
     }
 
+    /// The derivatives kept for the present state and settable values
+    /// (inputs, parameters): emptied when either has changed since.
+    fn at_this_point(&self) -> std::cell::RefMut<'_, super::JacobianAt<NX>> {
+        let values = self.values.raw();
+        let cache = self.jacobian.borrow_mut();
+        std::cell::RefMut::map(cache, |cache| {
+            let stale = cache
+                .as_ref()
+                .is_none_or(|c| c.x != self.x || c.values != values);
+            if stale {
+                *cache = None;
+            }
+            cache.get_or_insert_with(|| super::JacobianAt {
+                x: self.x,
+                values: values.to_vec(),
+                j: None,
+                inputs: None,
+            })
+        })
+    }
+
+    /// [`Instance::rate_jacobian`], kept and reused while the state and
+    /// the settable values stay the same (a master that asks for the
+    /// Jacobian one column per call gets it from one evaluation).
+    fn cached_rate_jacobian(&self) -> SMatrix<f64, NX, NX> {
+        let mut at = self.at_this_point();
+        *at.j.get_or_insert_with(|| self.rate_jacobian())
+    }
+
+    /// Column `i` of the rates' analytic derivatives with respect to the
+    /// inputs, when the model has them ([`Model::rate_input_jacobian`]),
+    /// kept like the Jacobian.
+    fn analytic_input_column(&self, i: usize) -> Option<SVector<f64, NX>> {
+        let mut at = self.at_this_point();
+        at.inputs
+            .get_or_insert_with(|| {
+                let mut columns = vec![SVector::zeros(); self.layout.inputs];
+                self.model
+                    .rate_input_jacobian(&self.inputs, &self.x, &mut columns)
+                    .then_some(columns)
+            })
+            .as_ref()
+            .and_then(|c| c.get(i).copied())
+    }
+
     /// The partial derivative of the rate of state `row` with respect to
     /// `wrt`: from the Jacobian (evaluated once per call of the directional
-    /// derivative, kept in `jacobian`) for a state, by central differences
-    /// for an input (the perturbed rates kept in `column` for the next row).
+    /// derivative, kept in `jacobian`) for a state; for an input from the
+    /// model's analytic input derivatives, else by central differences (the
+    /// perturbed rates kept in `column` for the next row).
     pub(super) fn rate_partial(
         &self,
         row: usize,
@@ -249,8 +295,13 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         column: &mut Column<M::Outputs, NX>,
     ) -> f64 {
         match wrt {
-            Known::State(c) => jacobian.get_or_insert_with(|| self.rate_jacobian())[(row, c)],
-            Known::Input(_) => {
+            Known::State(c) => {
+                jacobian.get_or_insert_with(|| self.cached_rate_jacobian())[(row, c)]
+            }
+            Known::Input(i) => {
+                if let Some(c) = self.analytic_input_column(i) {
+                    return c[row];
+                }
                 let (h, up, down) = column.rates.get_or_insert_with(|| {
                     let (h, (up_u, up_x), (down_u, down_x)) = self.perturbed(wrt);
                     (
