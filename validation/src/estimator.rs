@@ -161,7 +161,7 @@ impl Config {
             }
         }
         for m in &self.measurements {
-            if !(m.sigma > 0.0) {
+            if m.sigma.is_nan() || m.sigma <= 0.0 {
                 bail!("measurement '{}': sigma must be positive", m.output);
             }
         }
@@ -406,7 +406,7 @@ impl<'a> Estimator<'a> {
         }
         if self.started {
             let h = t - self.t;
-            if !(h > 0.0) {
+            if h.is_nan() || h <= 0.0 {
                 bail!("time must increase: {t} s after {} s", self.t);
             }
             self.predict(h)

@@ -191,6 +191,10 @@ pub fn best_fit(points: usize, truth: &BSplineCurve) -> Result<(Vec<f64>, f64)> 
     Ok((fit, e))
 }
 
+/// For a sample (and its index) the estimate, its standard deviation and
+/// the value it should be near, when there is one.
+type Against<'a> = dyn Fn(&Sample, usize) -> Option<(f64, f64, f64)> + 'a;
+
 /// The results of one run.
 pub struct RunResult {
     /// The true curve's preset name.
@@ -286,7 +290,8 @@ pub fn run_one(
     let mut below = None;
     let mut last_above = None;
     for s in samples.iter().step_by(10) {
-        if !(curve_at(s) < 1.0) {
+        let e = curve_at(s);
+        if e.is_nan() || e >= 1.0 {
             last_above = Some(s.t);
         }
     }
@@ -299,7 +304,7 @@ pub fn run_one(
     // Coverage of the estimate's ±1.96 σ band.
     let mut coverage = Vec::new();
     if !samples.is_empty() {
-        let mut add = |label: &str, value: &dyn Fn(&Sample, usize) -> Option<(f64, f64, f64)>| {
+        let mut add = |label: &str, value: &Against<'_>| {
             let mut inside = 0usize;
             let mut total = 0usize;
             for (k, s) in samples.iter().enumerate() {
@@ -371,4 +376,73 @@ pub fn run_one(
         samples,
         config,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_best_fit_of_a_representable_curve_is_that_curve() {
+        let real1 = BSplineCurve::new(
+            &[0.0, 2.5, 5.0, 7.5, 10.0],
+            &[0.0, 12.0, 35.0, 65.0, 95.0],
+            3,
+        )
+        .unwrap();
+        let (fit, floor) = best_fit(5, &real1).unwrap();
+        assert!(floor < 1e-9, "{floor}");
+        for (got, want) in fit.iter().zip([12.0, 35.0, 65.0]) {
+            assert!((got - want).abs() < 1e-7, "{fit:?}");
+        }
+        // Fewer points cannot: a positive floor, and no other set of
+        // points does better than the fit.
+        let (fit3, floor3) = best_fit(3, &real1).unwrap();
+        assert!(floor3 > 0.5, "{floor3}");
+        for delta in [-1.0, 1.0] {
+            let other = curve_of(3, &[fit3[0] + delta]).unwrap();
+            assert!(rmse(&other, &real1) > floor3);
+        }
+        // The catalogue line against itself.
+        let line = curve_of(6, &[19.0, 38.0, 57.0, 76.0]).unwrap();
+        assert!(rmse(&line, &line) == 0.0);
+    }
+
+    #[test]
+    fn noise_is_standard_normal_and_reproducible() {
+        let mut a = Noise::new(3);
+        let v: Vec<f64> = (0..200_000).map(|_| a.normal()).collect();
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64;
+        assert!(mean.abs() < 0.01, "{mean}");
+        assert!((var - 1.0).abs() < 0.01, "{var}");
+        let within = v.iter().filter(|x| x.abs() <= 1.96).count() as f64 / v.len() as f64;
+        assert!((within - 0.95).abs() < 0.003, "{within}");
+        let mut b = Noise::new(3);
+        assert!(v.iter().take(10).all(|&x| x == b.normal()));
+        let mut c = Noise::new(4);
+        assert_ne!(v[0], c.normal());
+    }
+
+    #[test]
+    fn measurement_files_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.csv");
+        let data = Measurements {
+            t: vec![0.0, 1e-3],
+            inputs: vec![vec![0.5], vec![-0.25]],
+            z: vec![vec![3.0, 7.6e6, 3.4e6], vec![3.001, 7.59e6, 3.41e6]],
+        };
+        write_measurements(&path, &data).unwrap();
+        let config: Config = serde_json::from_str(
+            r#"{"inputs": ["U_ref"], "states": [{"name": "theta", "sigma0": 1}],
+                "measurements": [{"output": "s", "sigma": 1}, {"output": "pp", "sigma": 1},
+                                 {"output": "p1", "sigma": 1}], "sample_period": 1e-3}"#,
+        )
+        .unwrap();
+        let back = Measurements::read(&path, &config).unwrap();
+        assert_eq!(back.t, data.t);
+        assert_eq!(back.inputs, data.inputs);
+        assert_eq!(back.z, data.z);
+    }
 }

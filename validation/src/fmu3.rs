@@ -174,10 +174,10 @@ unsafe extern "C" fn log_message(
             },
         )
     };
-    if let Ok(mut list) = list.lock() {
-        if list.len() < 20 {
-            list.push(format!("[{category}] {text}"));
-        }
+    if let Ok(mut list) = list.lock()
+        && list.len() < 20
+    {
+        list.push(format!("[{category}] {text}"));
     }
 }
 

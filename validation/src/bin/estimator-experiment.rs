@@ -47,6 +47,11 @@ struct Args {
     /// Length of each run, s.
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
+    /// Also run the bulk-modulus study: the first curve with as many
+    /// control points as it has, under other covariances for kp, k0 and
+    /// the pressures (what the filter makes of the bulk modulus).
+    #[arg(long)]
+    bulk_study: bool,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -167,6 +172,125 @@ fn pct(v: f64) -> String {
     }
 }
 
+/// Configurations that differ from `base` in what the filter believes of
+/// the bulk modulus and the pressures.
+fn bulk_variants(base: &Config) -> Vec<(String, Config)> {
+    let with = |f: &dyn Fn(&mut Config)| {
+        let mut c = base.clone();
+        f(&mut c);
+        c
+    };
+    let set_param = |c: &mut Config, name: &str, sigma0: f64, q: f64| {
+        for p in c.augment.iter_mut().filter(|p| p.input == name) {
+            p.sigma0 = sigma0;
+            p.q = q;
+        }
+    };
+    let pressure_q = |c: &mut Config, q: f64| {
+        for s in c
+            .states
+            .iter_mut()
+            .filter(|s| ["pp", "p1", "p2"].contains(&s.name.as_str()))
+        {
+            s.q = q;
+        }
+    };
+    vec![
+        ("the card's covariances".into(), base.clone()),
+        (
+            "wide priors: σ0(kp) = 400 MPa, σ0(k0) = 1".into(),
+            with(&|c| {
+                set_param(c, "kp", 4e8, 1e6);
+                set_param(c, "k0", 1.0, 1e-10);
+            }),
+        ),
+        (
+            "wide priors, pressure plant noise 1e7 Pa² (the card's / 260)".into(),
+            with(&|c| {
+                set_param(c, "kp", 4e8, 1e6);
+                set_param(c, "k0", 1.0, 1e-10);
+                pressure_q(c, 1e7);
+            }),
+        ),
+        (
+            "the card's priors, pressure plant noise 1e7 Pa²".into(),
+            with(&|c| pressure_q(c, 1e7)),
+        ),
+    ]
+}
+
+/// The bulk-modulus study (`--bulk-study`): a Markdown section.
+fn bulk_study(args: &Args, base: &Config, plant: &Fmu3, twin: &Fmu3) -> Result<String> {
+    let curve = &args.curves[0];
+    let preset = PRESETS
+        .iter()
+        .position(|(n, _, _)| n == curve)
+        .with_context(|| format!("no preset curve '{curve}'"))?;
+    let (_, pu, pn) = PRESETS[preset];
+    let points = pu.len();
+    let true_curve = BSplineCurve::new(pu, pn, 3).map_err(anyhow::Error::msg)?;
+    let truth = truth(plant, preset as i32 + 1, args.duration, base.sample_period)?;
+    let mut out = format!(
+        "\nBulk modulus ({curve}, {points} control points, {} seeds; truth kp = 1600 MPa, k0 = 0.5; start 1920 MPa, 0.6):\n\n\
+         | variant | kp at the end, MPa (median, range) | k0 at the end (median, range) | kp, k0 inside ±1.96 σ % | curve RMSE at the end % (median, max) | failed |\n|---|---|---|---|---|---|\n",
+        args.seeds
+    );
+    for (label, config) in bulk_variants(base) {
+        eprintln!("bulk-modulus study: {label} ...");
+        let mut runs = Vec::new();
+        for seed in 0..args.seeds {
+            let data = measurements(&truth, seed);
+            let (r, _, _) = run_one(
+                twin,
+                &config,
+                &data,
+                &truth,
+                &true_curve,
+                true,
+                points,
+                curve,
+                seed,
+                args.duration,
+            )?;
+            runs.push(r);
+        }
+        let ok: Vec<&RunResult> = runs.iter().filter(|r| r.error.is_none()).collect();
+        let range = |v: Vec<f64>| {
+            if v.is_empty() {
+                return (f64::NAN, f64::NAN, f64::NAN);
+            }
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (median(v), lo, hi)
+        };
+        let kp = range(ok.iter().map(|r| r.kp / 1e6).collect());
+        let k0 = range(ok.iter().map(|r| r.k0).collect());
+        let cov = |name: &str| {
+            let v: Vec<f64> = ok
+                .iter()
+                .filter_map(|r| {
+                    r.coverage
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map(|c| 100.0 * c.1)
+                })
+                .collect();
+            if v.is_empty() {
+                "–".to_string()
+            } else {
+                format!("{:.0}", v.iter().sum::<f64>() / v.len() as f64)
+            }
+        };
+        let rmse = range(ok.iter().map(|r| r.rmse10).collect());
+        out.push_str(&format!(
+            "| {label} | {:.0} ({:.0} .. {:.0}) | {:.2} ({:.2} .. {:.2}) | {}, {} | {}, {} | {} of {} |\n",
+            kp.0, kp.1, kp.2, k0.0, k0.1, k0.2, cov("kp"), cov("k0"), pct(rmse.0), pct(rmse.2),
+            runs.len() - ok.len(), runs.len()
+        ));
+    }
+    Ok(out)
+}
+
 fn main() -> Result<()> {
     let args = Args::parse();
     if args.points.iter().any(|p| !(3..=6).contains(p)) {
@@ -178,6 +302,7 @@ fn main() -> Result<()> {
         .with_context(|| "FourBar.fmu: build the FMUs first (cargo run --release -p build-fmu)")?;
     let twin = Fmu3::load(&args.fmu_dir.join("FourBarTwin.fmu"))?;
     let mut results = Vec::new();
+    let mut simulation_speed = Vec::new();
     let mut table = String::new();
     for curve in &args.curves {
         let preset = PRESETS
@@ -190,7 +315,11 @@ fn main() -> Result<()> {
             "{curve}: the true run of FourBar ({} s at 1 kHz) ...",
             args.duration
         );
+        let started = std::time::Instant::now();
         let truth = truth(&plant, preset as i32 + 1, args.duration, base.sample_period)?;
+        let simulation = args.duration / started.elapsed().as_secs_f64();
+        eprintln!("  FourBar (Co-Simulation, 1 ms steps) ran at {simulation:.0}x real time");
+        simulation_speed.push(simulation);
         let mut finals = Vec::new();
         for &points in &args.points {
             // Equally spaced control points at the true curve's own
@@ -307,6 +436,16 @@ fn main() -> Result<()> {
             ));
         }
     }
+    // Speed: the estimator against a plain simulation of the same circuit
+    // in the same run (a ratio that does not depend on the machine).
+    let estimator_speed = median(results.iter().map(|r| r.realtime).collect());
+    let plain = median(simulation_speed.clone());
+    table.push_str(&format!(
+        "\nSpeed: the estimator ran at {estimator_speed:.1}x real time (median over the runs), a plain \
+         FourBar simulation (Co-Simulation, 1 ms steps) at {plain:.0}x: the estimator costs {:.1} \
+         simulations.\n",
+        plain / estimator_speed
+    ));
     // Band coverage of every quantity, averaged over the seeds.
     table
         .push_str("\nShare of samples with the error inside ±1.96 σ (mean over the seeds, %):\n\n");
@@ -346,6 +485,9 @@ fn main() -> Result<()> {
             r.seed,
             r.error.as_deref().unwrap_or_default()
         ));
+    }
+    if args.bulk_study {
+        table.push_str(&bulk_study(&args, &base, &plant, &twin)?);
     }
     println!("{table}");
     let mut f = std::fs::File::create(args.out.join("results.md"))?;
