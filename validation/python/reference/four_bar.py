@@ -39,8 +39,10 @@ pieces, and the two must agree within a tenth of each signal's bound.
 
 The script writes ``validation/scenarios/FourBar/{sine_linear,sine_real2}``,
 ``FourBarActuator/sine_linear_motion`` (the hydraulics with the motion of
-the FourBar trace as inputs) and ``FourBarMechanism/sine_linear_force``
-(the linkage driven by the cylinder force of that trace), and checks the
+the FourBar trace as inputs), ``FourBarMechanism/sine_linear_force``
+(the linkage driven by the cylinder force of that trace) and
+``FourBarTwin/sine_real2_inputs`` (the estimation model given real-2's
+control points as inputs: the sine_real2 trace), and checks the
 card's numbers (continuous sine input) as PASS / FAIL. See
 ``four_bar_NOTES.md``.
 
@@ -69,6 +71,14 @@ from scipy.optimize import brentq
 MODEL = "FourBar"
 ACTUATOR_MODEL = "FourBarActuator"
 MECHANISM_MODEL = "FourBarMechanism"
+# The estimation model: FourBar with the valve curve's interior control
+# points (and the bulk modulus) as inputs. Its scenario is FourBar's
+# sine_real2 with real-2's interior points given as inputs, so the same
+# trace is its reference.
+TWIN_MODEL = "FourBarTwin"
+TWIN_SCENARIO = "sine_real2_inputs"
+TWIN_FROM = "sine_real2"
+TWIN_SIGNALS = ("theta", "omega", "s", "s_dot", "pp", "p1", "p2", "U", "Qd1", "Q_R", "F_h")
 CARD = "components/four-bar-circuit/MODEL.md"
 SCRIPT = "validation/python/reference/four_bar.py"
 
@@ -1201,6 +1211,31 @@ def actuator_files(res: dict, ref: dict[str, np.ndarray]) -> dict[str, str]:
     }
 
 
+def twin_files(res: dict, ref: dict[str, np.ndarray]) -> dict[str, str]:
+    """FourBarTwin/sine_real2_inputs: FourBar's sine_real2 with the curve's
+    interior control points N1..N4 (real-2's 5, 12, 30, 70 on the default
+    6 equally spaced points) and kp, k0 as constant inputs."""
+    spec = SCENARIOS[TWIN_FROM]
+    par = scenario_par(TWIN_FROM)
+    _, u_pts, n_pts = CURVES[spec["parameters"]["curve"]]
+    interior = [float(v) for v in n_pts[1:-1]]
+    t_in, u_in = res["rows"]
+    description = (f"FourBar's {TWIN_FROM} on the estimation model: real-2's interior control points "
+                   f"{', '.join(f'{v:g}' for v in interior)} and the card's kp, k0 as inputs; the same trace.")
+    doc = scenario_json(TWIN_MODEL, TWIN_SCENARIO, description, {}, signal_bounds(ref, SIGNAL_BOUNDS),
+                        BOUND_NOTE + INPUT_NOTE + REFERENCE_NOTE, fourbar_analytic(initial_state(par)))
+    const = lambda v: np.full(len(t_in), v)  # noqa: E731
+    columns = {"U_ref": u_in, "kp": const(CARD_PARAMETERS["kp"]), "k0": const(CARD_PARAMETERS["k0"]),
+               **{f"N{i + 1}": const(v) for i, v in enumerate(interior)}}
+    tr = res["runs"]["radau"]
+    return {
+        f"{TWIN_MODEL}_in.csv": csv_text(["time", *columns], [t_in, *columns.values()]),
+        f"{TWIN_MODEL}_ref.csv": csv_text(["time", *TWIN_SIGNALS], [tr.t, *(ref[k] for k in TWIN_SIGNALS)]),
+        f"{TWIN_MODEL}_ref.opt": opt_text(spec["stop"]),
+        "scenario.json": json.dumps(doc, indent=2) + "\n",
+    }
+
+
 def mechanism_files(res: dict, ref: dict[str, np.ndarray]) -> dict[str, str]:
     name = res["name"]
     spec = MECHANISM_SCENARIOS[name]
@@ -1319,6 +1354,9 @@ def report_fourbar(checks: Checks, res: dict, args, out_root: Path) -> None:
                 f"{np.degrees(ref['theta'].min()):.4f} .. {np.degrees(ref['theta'].max()):.4f}")
     write_or_compare(checks, args.check, name, out_root / MODEL / name, fourbar_files(res, ref), trace_ok,
                      exact=args.exact)
+    if name == TWIN_FROM:
+        write_or_compare(checks, args.check, TWIN_SCENARIO, out_root / TWIN_MODEL / TWIN_SCENARIO,
+                         twin_files(res, ref), trace_ok, exact=args.exact)
 
 
 def held_at(t_out: np.ndarray, rows_t: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -47,11 +47,11 @@ struct Args {
     /// Length of each run, s.
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
-    /// Also run the bulk-modulus study: the first curve with as many
+    /// Leave out the bulk-modulus study (the first curve with as many
     /// control points as it has, under other covariances for kp, k0 and
-    /// the pressures (what the filter makes of the bulk modulus).
+    /// the pressures: what the filter makes of the bulk modulus).
     #[arg(long)]
-    bulk_study: bool,
+    no_bulk_study: bool,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -111,22 +111,13 @@ fn plot_curves(
     title: &str,
 ) -> Result<()> {
     let g = grid();
-    let mut curves = vec![
-        Curve {
-            label: "true".into(),
-            x: g.clone(),
-            y: g.iter().map(|&u| true_curve.eval(u).value).collect(),
-            color: 1,
-            dashed: false,
-        },
-        Curve {
-            label: "start (catalogue line)".into(),
-            x: g.clone(),
-            y: g.iter().map(|&u| N_MAX * u / 10.0).collect(),
-            color: 5,
-            dashed: true,
-        },
-    ];
+    let mut curves = vec![Curve {
+        label: "start (catalogue line)".into(),
+        x: g.clone(),
+        y: g.iter().map(|&u| N_MAX * u / 10.0).collect(),
+        color: 5,
+        dashed: true,
+    }];
     for (k, (points, interior)) in finals.iter().enumerate() {
         let c = curve_of(*points, interior)?;
         curves.push(Curve {
@@ -137,6 +128,13 @@ fn plot_curves(
             dashed: false,
         });
     }
+    curves.push(Curve {
+        label: "true".into(),
+        x: g.clone(),
+        y: g.iter().map(|&u| true_curve.eval(u).value).collect(),
+        color: 1,
+        dashed: true,
+    });
     let legend = curves
         .iter()
         .map(|c| LegendEntry {
@@ -219,7 +217,8 @@ fn bulk_variants(base: &Config) -> Vec<(String, Config)> {
     ]
 }
 
-/// The bulk-modulus study (`--bulk-study`): a Markdown section.
+/// The bulk-modulus study (left out with `--no-bulk-study`): a Markdown
+/// section.
 fn bulk_study(args: &Args, base: &Config, plant: &Fmu3, twin: &Fmu3) -> Result<String> {
     let curve = &args.curves[0];
     let preset = PRESETS
@@ -410,7 +409,10 @@ fn main() -> Result<()> {
                 }))
             };
             let below: Vec<Option<f64>> = ok.iter().map(|r| r.below_1_from).collect();
-            let below_text = if below.iter().all(Option::is_some) && !below.is_empty() {
+            let floor = rs.first().map_or(f64::NAN, |r| r.floor);
+            let below_text = if floor >= 1.0 {
+                "– (best fit above 1 %)".to_string()
+            } else if below.iter().all(Option::is_some) && !below.is_empty() {
                 format!(
                     "{:.2}",
                     below.iter().flatten().fold(0.0f64, |a, &b| a.max(b))
@@ -486,7 +488,7 @@ fn main() -> Result<()> {
             r.error.as_deref().unwrap_or_default()
         ));
     }
-    if args.bulk_study {
+    if !args.no_bulk_study {
         table.push_str(&bulk_study(&args, &base, &plant, &twin)?);
     }
     println!("{table}");
