@@ -146,9 +146,9 @@ impl Actuator {
         SVector::from([pp, p1, self.p2_0, 0.0])
     }
 
-    /// The derivatives of the rates at state `x` and length `s` with
-    /// respect to the bulk modulus coefficients kp and k0 (F3: each
-    /// pressure rate is β(p) / V times a net flow), given the rates.
+    /// The derivatives of the rates at state `x` with respect to the bulk
+    /// modulus coefficients kp and k0 (F3: each pressure rate is β(p) / V
+    /// times a net flow), given those rates.
     pub fn rates_per_bulk(
         &self,
         x: &HydraulicState,
