@@ -25,7 +25,7 @@ use crate::fmu3::{Fmu3, Instance};
 use crate::kalman::Ekf;
 use anyhow::{Context, Result, anyhow, bail};
 use fmu_core::nalgebra::{DMatrix, DVector, SMatrix, SVector};
-use fmu_core::solver::{Carried, OdeSystem, SolverSettings, Stats, rodas3_adaptive};
+use fmu_core::solver::{Carried, OdeSystem, SolverSettings, Stats};
 use serde::Deserialize;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -498,19 +498,15 @@ impl<'a> Estimator<'a> {
             h: self.substep,
             reuse: None,
         };
-        let outcome = rodas3_adaptive(
+        crate::me_stepper::rodas3_step(
             &system,
+            &system.error,
             &mut x,
             h,
             &self.settings,
             &mut carried,
             &mut self.stats,
-        );
-        let error = system.error.into_inner();
-        if let Err(e) = outcome {
-            let why = error.map_or_else(String::new, |e| format!(" (the FMU said: {e:#})"));
-            bail!("the integration failed: {e:?}{why}");
-        }
+        )?;
         self.substep = carried.h;
         self.x.copy_from_slice(x.as_slice());
         self.instance.set_time(self.t + h)?;

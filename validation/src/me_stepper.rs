@@ -16,7 +16,7 @@
 //! equations see it only at the communication points.
 
 use crate::fmi_master::Slave;
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use fmu_core::nalgebra::SVector;
 use fmu_core::solver::{Carried, OdeSystem, SolverSettings, Stats, rodas3_adaptive};
 use std::cell::RefCell;
@@ -61,6 +61,28 @@ impl<const N: usize> OdeSystem<N> for FmuSystem<'_, N> {
     fn nominal(&self) -> SVector<f64, N> {
         self.nominal
     }
+}
+
+/// Advances an imported FMU's states `x` by `h` with Rodas3; on failure an
+/// error that adds what the FMU said (the first error `system` kept in
+/// `error` while the integrator called it).
+pub(crate) fn rodas3_step<S: OdeSystem<N>, const N: usize>(
+    system: &S,
+    error: &RefCell<Option<anyhow::Error>>,
+    x: &mut SVector<f64, N>,
+    h: f64,
+    settings: &SolverSettings,
+    carried: &mut Carried<N>,
+    stats: &mut Stats,
+) -> Result<()> {
+    if let Err(e) = rodas3_adaptive(system, x, h, settings, carried, stats) {
+        let why = error
+            .borrow_mut()
+            .take()
+            .map_or_else(String::new, |e| format!(" (the FMU said: {e:#})"));
+        bail!("the integration failed: {e:?}{why}");
+    }
+    Ok(())
 }
 
 impl MeStepper {
@@ -114,21 +136,16 @@ impl MeStepper {
             h: self.h,
             reuse: None,
         };
-        let outcome = rodas3_adaptive(
+        rodas3_step(
             &system,
+            &system.error,
             &mut x,
             h,
             &self.settings,
             &mut carried,
             &mut self.stats,
-        );
-        let error = system.error.into_inner();
-        if let Err(e) = outcome {
-            let why = error.map_or_else(String::new, |e| format!(" (the FMU said: {e:#})"));
-            return Err(anyhow!(
-                "integrating from t = {t} s by {h} s failed: {e:?}{why}"
-            ));
-        }
+        )
+        .with_context(|| format!("integrating from t = {t} s by {h} s"))?;
         self.h = carried.h;
         slave.set_time(t + h)?;
         slave.set_states(x.as_slice())?;

@@ -23,6 +23,18 @@ pub const W_F: usize = 7;
 const P1: usize = HYD + 1;
 const P2: usize = HYD + 2;
 
+/// The start (`MODEL.md`, start): at rest at the linkage's θ0 (where
+/// s = s0), p1 holding the linkage against gravity, pp where the relief
+/// passes the pump flow, spool closed, no work done yet.
+pub fn initial_state(linkage: &Linkage, actuator: &Actuator) -> SVector<f64, NX> {
+    let mut x = SVector::<f64, NX>::zeros();
+    x[THETA] = linkage.theta0;
+    let force = linkage.holding_force(linkage.theta0).unwrap_or(f64::NAN);
+    x.fixed_rows_mut::<4>(HYD)
+        .copy_from(&actuator.initial(force));
+    x
+}
+
 /// The rates at state `x` with valve command `u_ref` (V), and (when `jac`
 /// is given) their analytic Jacobian; NaN rates where the linkage cannot
 /// close its loop.

@@ -190,13 +190,8 @@ impl Model<NX> for FourBarTwin {
 
     /// At rest at s = s0, as FourBar (MODEL.md, start).
     fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
-        let mut x = SVector::zeros();
-        let theta0 = self.linkage.theta0;
-        x[state::theta] = theta0;
-        let force = self.linkage.holding_force(theta0).unwrap_or(f64::NAN);
         let actuator = self.actuator(u).unwrap_or(self.actuator);
-        state::hyd.write(&mut x, &actuator.initial(force));
-        x
+        coupled::initial_state(&self.linkage, &actuator)
     }
 
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {

@@ -154,12 +154,7 @@ impl Model<NX> for FourBar {
     }
 
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
-        let mut x = SVector::zeros();
-        let theta0 = self.linkage.theta0;
-        x[state::theta] = theta0;
-        let force = self.linkage.holding_force(theta0).unwrap_or(f64::NAN);
-        state::hyd.write(&mut x, &self.actuator.initial(force));
-        x
+        coupled::initial_state(&self.linkage, &self.actuator)
     }
 
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
