@@ -10,8 +10,10 @@
 # C API, with valgrind), the reference checks, the validation harness (every
 # FMU in every FMI master, Co-Simulation and, in the in-Rust master, Model
 # Exchange, report in target/validation/; again with the fixed-cost
-# integrator in two masters, target/validation-fixed-cost/; and as Model
-# Exchange in FMPy, target/validation-model-exchange/), the
+# integrator in two masters, target/validation-fixed-cost/; with the
+# integrator that steps past communication points in the in-Rust master,
+# target/validation-ahead/; and as Model Exchange in FMPy,
+# target/validation-model-exchange/), the
 # cross-platform runs (every FMU's Windows and aarch64 binaries under wine64
 # and qemu-aarch64, against Linux x86_64) and the Python
 # suites (FMPy, fmpy validate, fmutool -check, the harness's own tests, the
@@ -170,6 +172,13 @@ run_stage test "validation harness" env VALIDATION_SKIP_BUILD=1 \
 run_stage test "validation harness fixed-cost" env VALIDATION_SKIP_BUILD=1 \
     bash validation/python/harness/run-validation.sh --solver-mode fixed \
     --master fmi-rs --master fmpy --skip-checkers --no-plots --out target/validation-fixed-cost
+# The same scenarios with the Rosenbrock-W integrator that steps past
+# communication points and interpolates (solver = 6, default tolerances)
+# in the in-Rust master, both FMI versions; report in
+# target/validation-ahead/.
+run_stage test "validation harness ahead" env VALIDATION_SKIP_BUILD=1 \
+    bash validation/python/harness/run-validation.sh --solver-mode ahead \
+    --master fmi-rs --skip-checkers --no-plots --out target/validation-ahead
 # Every scenario as Model Exchange in FMPy (its CVODE integrates the FMUs'
 # derivatives), FMI 3 (FMI 2 Model Exchange runs in the in-Rust master of
 # the stage above, fmi-rs-me); report in target/validation-model-exchange/.
@@ -193,7 +202,7 @@ if [ -f "$logs/rust-tests.log" ]; then
     # a test binary that did not compile reports no result line
     if grep -q '^error: could not compile' "$logs/rust-tests.log"; then add_counts 0 1; fi
 fi
-for name in reliability reference-checks validation-harness validation-harness-fixed-cost validation-harness-model-exchange cross-platforms; do
+for name in reliability reference-checks validation-harness validation-harness-fixed-cost validation-harness-ahead validation-harness-model-exchange cross-platforms; do
     [ -f "$logs/$name.log" ] || continue
     # each prints "<what>: N passed, N failed" as its last count line
     line=$(sed -n 's/^\(reliability\|reference checks\|verdicts\|cross-platform runs\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) rejected\)\{0,1\}.*/\2 \3 \5/p' \

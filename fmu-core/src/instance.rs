@@ -11,7 +11,7 @@ use crate::model::{
     solver_rows, statistic, type_matches,
 };
 use crate::solver::w_method::{Reuse, ReuseRecord};
-use crate::solver::{Carried, SolverSettings, Stats, advance};
+use crate::solver::{Carried, Segment, SolverSettings, Stats, advance};
 use crate::status::{FmiResult, Status};
 use crate::table::{Number, OutputRecord, Record, Role, Row, Table};
 use model_description::{Causality, ModelDescription, Variability, VariableType};
@@ -43,7 +43,7 @@ pub(crate) const SNAPSHOT_MAGIC: u64 = 0x534e_4150_5348_4f54; // "SNAPSHOT"
 /// First bytes of a serialized FMU state.
 const SERIAL_MAGIC: &[u8; 8] = b"FLUIDFMU";
 /// Format version of a serialized FMU state.
-const SERIAL_VERSION: u32 = 3;
+const SERIAL_VERSION: u32 = 4;
 
 /// Which FMI version created an instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1028,6 +1028,11 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             // order with an outdated one.)
             for (i, &vr) in vrs.iter().enumerate() {
                 if let Some(slot) = self.value_slot(vr) {
+                    // A substep taken beyond this point holds for the
+                    // inputs it was taken with only.
+                    if self.values.raw()[slot].to_bits() != value(i).to_bits() {
+                        self.carried.inputs_changed();
+                    }
                     self.values.raw_mut()[slot] = value(i);
                 }
             }
@@ -1217,6 +1222,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         let system = WithInputs {
             model: &self.model,
             inputs: &self.inputs,
+            switches: self.layout.events,
         };
         match advance(
             &system,
@@ -1249,6 +1255,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 self.x = x;
                 self.outputs = Some(out);
                 self.time = t + h;
+                self.carried.steady = true;
                 self.last_successful_time = self.time;
                 Ok(())
             }
@@ -1383,6 +1390,24 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         for i in 0..NX * NX {
             put(jac.map_or(0.0, |j| j.as_slice()[i]));
         }
+        // Stepping ahead (solver 6): whether the inputs are held, and the
+        // substep beyond the point (zeros when there is none): a flag, its
+        // length, the point's place in it, the two earlier substeps'
+        // lengths, the states before it, its ends and the rates at its end.
+        let carried = &snap.carried;
+        put(if carried.steady { 1.0 } else { 0.0 });
+        let seg = carried.ahead.as_ref();
+        put(if seg.is_some() { 1.0 } else { 0.0 });
+        put(seg.map_or(0.0, |s| s.h));
+        put(seg.map_or(0.0, |s| s.at));
+        put(seg.map_or(0.0, |s| s.hp));
+        put(seg.map_or(0.0, |s| s.hq));
+        let parts = seg.map(|s| [s.xq, s.xp, s.x0, s.x1, s.f1]);
+        for k in 0..5 {
+            for i in 0..NX {
+                put(parts.map_or(0.0, |p| p[k][i]));
+            }
+        }
         for s in [
             snap.stats.rhs_evals,
             snap.stats.jacobian_evals,
@@ -1402,8 +1427,9 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         Self::HEADER + 8 * (snap.values.len() + NX + 5) + Self::REUSE_BYTES + 8 * 5 + 8
     }
 
-    /// Bytes of the serialized reuse block of the real-time methods.
-    const REUSE_BYTES: usize = 8 * (5 + NX * NX);
+    /// Bytes of the serialized reuse block of the real-time methods (the
+    /// Jacobian's, then stepping ahead's).
+    const REUSE_BYTES: usize = 8 * (5 + NX * NX) + 8 * (6 + 5 * NX);
 
     const HEADER: usize = 8 + 4 + 8 + 4 + 4;
 
@@ -1464,6 +1490,11 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         let last_successful_time = next();
         let (has_jac, jac_age, lu_h, lu_gamma, lu_uses) = (next(), next(), next(), next(), next());
         let jac = nalgebra::SMatrix::<f64, NX, NX>::from_iterator((0..NX * NX).map(|_| next()));
+        let (steady, has_seg, seg_h, seg_at) = (next(), next(), next(), next());
+        let (seg_hp, seg_hq) = (next(), next());
+        let mut vector = || SVector::<f64, NX>::from_fn(|_, _| next());
+        let (xq, xp, x0) = (vector(), vector(), vector());
+        let (x1, f1) = (vector(), vector());
         let mut stats_o = o;
         let mut next_u64 = || {
             let v = u64_at(stats_o);
@@ -1534,6 +1565,38 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             }
             _ => return reject("its Jacobian flag or age is malformed"),
         };
+        let segment = Segment {
+            xq,
+            hq: seg_hq,
+            xp,
+            hp: seg_hp,
+            x0,
+            x1,
+            f1,
+            h: seg_h,
+            at: seg_at,
+        };
+        let ahead = match (has_seg, steady) {
+            (0.0, 0.0 | 1.0)
+                if [seg_h, seg_at, seg_hp, seg_hq]
+                    .iter()
+                    .chain(&xq)
+                    .chain(&xp)
+                    .chain(&x0)
+                    .chain(&x1)
+                    .chain(&f1)
+                    .all(|v| *v == 0.0) =>
+            {
+                None
+            }
+            (1.0, 1.0) if segment.is_valid() => Some(segment),
+            _ => {
+                return reject(
+                    "its substep beyond the communication point is malformed (flags, non-finite \
+                     numbers, a length <= 0 or the point outside it)",
+                );
+            }
+        };
         if let Err(why) = self.check_structure(&values) {
             return reject(&why);
         }
@@ -1553,7 +1616,12 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             start_time,
             stop_time: if stop.is_nan() { None } else { Some(stop) },
             settings,
-            carried: Carried { h, reuse },
+            carried: Carried {
+                h,
+                reuse,
+                ahead,
+                steady: steady == 1.0,
+            },
             stats,
             last_successful_time,
             model,

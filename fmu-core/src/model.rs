@@ -61,8 +61,10 @@ crate::parameters! {
         /// (adaptive, Jacobian and LU reused: the fastest adaptive one),
         /// 5 = fixed cost (fixed_substeps linearly implicit substeps per
         /// doStep, no error control: the same work every step, for
-        /// real-time rigs)
-        solver: int tunable = 1, min 1, max 5;
+        /// real-time rigs), 6 = Rosenbrock-W stepping past communication
+        /// points (the states there interpolated while the inputs stay the
+        /// same: fewer substeps than doSteps at small communication steps)
+        solver: int tunable = 1, min 1, max 6;
         /// Relative tolerance of the adaptive integrator
         rtol: real tunable ["1"] = 1e-6, min 1e-14, max 0.1;
         /// Absolute tolerance of the adaptive integrator, relative to each
@@ -336,6 +338,9 @@ pub struct WithInputs<'a, M: Model<N>, const N: usize> {
     pub model: &'a M,
     /// Its inputs, constant over the step.
     pub inputs: &'a M::Inputs,
+    /// How many event indicators the model has
+    /// (`M::event_indicators().len()`): its switching functions.
+    pub switches: usize,
 }
 
 impl<M: Model<N>, const N: usize> OdeSystem<N> for WithInputs<'_, M, N> {
@@ -365,6 +370,14 @@ impl<M: Model<N>, const N: usize> OdeSystem<N> for WithInputs<'_, M, N> {
 
     fn clamps(&self) -> &[Clamp] {
         self.model.clamps()
+    }
+
+    fn switch_count(&self) -> usize {
+        self.switches
+    }
+
+    fn switch_values(&self, x: &SVector<f64, N>, z: &mut [f64]) {
+        self.model.event_indicator_values(self.inputs, x, z);
     }
 }
 

@@ -77,7 +77,26 @@ pub trait OdeSystem<const N: usize> {
     fn clamps(&self) -> &[Clamp] {
         &[]
     }
+
+    /// How many switching functions the system has: functions of the state
+    /// whose sign changes where its rates switch law (a valve edge opening,
+    /// a mass reaching its end stop; the Model Exchange event indicators).
+    /// [`Method::RosenbrockW`] ends a substep that its error estimate would
+    /// reject just past the first sign change inside it, instead of cutting
+    /// the substep blindly again and again. At most [`MAX_SWITCHES`] are
+    /// tracked; none by default.
+    fn switch_count(&self) -> usize {
+        0
+    }
+
+    /// The values of the switching functions at `x`, into `z`
+    /// ([`OdeSystem::switch_count`] entries).
+    fn switch_values(&self, _x: &SVector<f64, N>, _z: &mut [f64]) {}
 }
+
+/// The most switching functions ([`OdeSystem::switch_count`]) the
+/// integrators track (a fixed-size buffer: no allocation in a step).
+pub const MAX_SWITCHES: usize = 16;
 
 /// A state held inside `[lower, upper]` by its model (see
 /// [`OdeSystem::clamps`]).
@@ -160,6 +179,12 @@ pub enum Method {
     /// `fixed_substeps` Rodas3 substeps per communication step, one
     /// Jacobian and one LU per step, no error control.
     FixedCost,
+    /// [`Method::RosenbrockW`] whose substeps are not cut at the
+    /// communication points: a substep may end beyond one, the state there
+    /// is interpolated (cubic Hermite), and while the inputs and parameters
+    /// stay the same the next communication steps are served from the same
+    /// substep ([`Segment`]).
+    RosenbrockWAhead,
 }
 
 impl Method {
@@ -171,6 +196,7 @@ impl Method {
             Method::Rk4 => 3,
             Method::RosenbrockW => 4,
             Method::FixedCost => 5,
+            Method::RosenbrockWAhead => 6,
         }
     }
 
@@ -182,6 +208,7 @@ impl Method {
             3 => Some(Method::Rk4),
             4 => Some(Method::RosenbrockW),
             5 => Some(Method::FixedCost),
+            6 => Some(Method::RosenbrockWAhead),
             _ => None,
         }
     }
@@ -194,6 +221,9 @@ impl Method {
             Method::Rk4 => "RK4 (fixed step)",
             Method::RosenbrockW => "ROS34PW2 (adaptive Rosenbrock-W, Jacobian and LU reused)",
             Method::FixedCost => "fixed-cost Rodas3 (fixed substeps, no error control)",
+            Method::RosenbrockWAhead => {
+                "ROS34PW2 stepping past communication points (interpolated states)"
+            }
         }
     }
 }
@@ -237,12 +267,105 @@ pub struct Carried<const N: usize> {
     /// ([`w_method`]); allocated at their first step (once per instance),
     /// `None` until then.
     pub reuse: Option<Box<Reuse<N>>>,
+    /// The substep [`Method::RosenbrockWAhead`] took beyond the present
+    /// communication point, if any.
+    pub ahead: Option<Segment<N>>,
+    /// Whether the inputs are the ones of the previous communication step
+    /// (set by fmu-core): only then does [`Method::RosenbrockWAhead`] step
+    /// beyond the point. Inputs that change at every step would throw the
+    /// substep away at the next point.
+    pub steady: bool,
+}
+
+/// A substep that ends beyond the present communication point
+/// ([`Method::RosenbrockWAhead`]): its ends, the state one substep before
+/// (when there is one), the rates at its end, and where in it the
+/// communication point lies. It is valid only for the inputs and
+/// parameters it was taken with (fmu-core drops it when they change).
+///
+/// The state at a point inside is the quadratic through the three states
+/// (linear without the earlier one): states only, no rates. A Hermite
+/// cubic through the ends' rates would be a order better on smooth
+/// solutions, but a stiff component's rate at a computed state is the
+/// size of its eigenvalue times the state's tiny distance from its slow
+/// manifold, nothing like the slow solution's slope: it bends the cubic
+/// by whole percents between the ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Segment<const N: usize> {
+    /// The state two substeps before its start (unused when `hq` is 0).
+    pub xq: SVector<f64, N>,
+    /// The length of the substep from there, s; 0 when there is none.
+    pub hq: f64,
+    /// The state one substep before its start (unused when `hp` is 0).
+    pub xp: SVector<f64, N>,
+    /// That substep's length, s; 0 when there is none.
+    pub hp: f64,
+    /// The state at its start.
+    pub x0: SVector<f64, N>,
+    /// The state at its end: where the integration goes on from.
+    pub x1: SVector<f64, N>,
+    /// The rates there, where the next substep starts.
+    pub f1: SVector<f64, N>,
+    /// Its length, s (> 0).
+    pub h: f64,
+    /// How far into it the present communication point lies, s (0..=h).
+    pub at: f64,
+}
+
+impl<const N: usize> Segment<N> {
+    /// The interpolated state `at` seconds into the segment (exactly `x1`
+    /// at its end, `x0` at its start).
+    pub fn state_at(&self, at: f64) -> SVector<f64, N> {
+        if at >= self.h {
+            return self.x1;
+        }
+        let (s, h, hp, hq) = (at.max(0.0), self.h, self.hp, self.hq);
+        if hp > 0.0 && hq > 0.0 {
+            // Lagrange weights of the points at -(hp + hq), -hp, 0 and h.
+            let (a, b) = (-(hp + hq), -hp);
+            let wq = (s - b) * s * (s - h) / ((a - b) * a * (a - h));
+            let wp = (s - a) * s * (s - h) / ((b - a) * b * (b - h));
+            let w0 = -(s - a) * (s - b) * (s - h) / (a * b * h);
+            let w1 = (s - a) * (s - b) * s / ((h - a) * (h - b) * h);
+            self.xq * wq + self.xp * wp + self.x0 * w0 + self.x1 * w1
+        } else if hp > 0.0 {
+            // Lagrange weights of the points at -hp, 0 and h.
+            let wp = s * (s - h) / (hp * (hp + h));
+            let w0 = -(s + hp) * (s - h) / (hp * h);
+            let w1 = (s + hp) * s / ((hp + h) * h);
+            self.xp * wp + self.x0 * w0 + self.x1 * w1
+        } else {
+            let w1 = s / h;
+            self.x0 * (1.0 - w1) + self.x1 * w1
+        }
+    }
+
+    /// Whether its numbers are usable: finite, a positive length, the
+    /// point inside, the earlier substep's length >= 0.
+    pub fn is_valid(&self) -> bool {
+        let finite = [&self.xq, &self.xp, &self.x0, &self.x1, &self.f1]
+            .iter()
+            .all(|v| v.iter().all(|e| e.is_finite()));
+        finite
+            && self.h.is_finite()
+            && self.h > 0.0
+            && self.hp.is_finite()
+            && self.hp >= 0.0
+            && self.hq.is_finite()
+            && self.hq >= 0.0
+            && (0.0..=self.h).contains(&self.at)
+    }
 }
 
 impl<const N: usize> Carried<N> {
     /// A carried step size and nothing to reuse.
     pub fn with_step(h: f64) -> Self {
-        Carried { h, reuse: None }
+        Carried {
+            h,
+            reuse: None,
+            ahead: None,
+            steady: false,
+        }
     }
 
     /// Nothing carried yet, with the real-time methods' reuse block
@@ -251,6 +374,8 @@ impl<const N: usize> Carried<N> {
         Carried {
             h: 0.0,
             reuse: Some(Box::default()),
+            ahead: None,
+            steady: false,
         }
     }
 
@@ -260,6 +385,15 @@ impl<const N: usize> Carried<N> {
         if let Some(r) = self.reuse.as_deref_mut() {
             r.forget();
         }
+        self.ahead = None;
+        self.steady = false;
+    }
+
+    /// The inputs changed at this communication point: a substep taken
+    /// beyond it no longer holds.
+    pub fn inputs_changed(&mut self) {
+        self.ahead = None;
+        self.steady = false;
     }
 }
 
@@ -350,7 +484,9 @@ pub fn advance<S: OdeSystem<N>, const N: usize>(
     match settings.method {
         Method::Rodas3 => rodas3_adaptive(sys, x, duration, settings, carried, stats),
         Method::ExplicitEuler | Method::Rk4 => explicit_fixed(sys, x, duration, settings, stats),
-        Method::RosenbrockW => w_method::adaptive(sys, x, duration, settings, carried, stats),
+        Method::RosenbrockW | Method::RosenbrockWAhead => {
+            w_method::adaptive(sys, x, duration, settings, carried, stats)
+        }
         Method::FixedCost => w_method::fixed_cost(sys, x, duration, settings, carried, stats),
     }
 }

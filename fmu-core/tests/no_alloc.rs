@@ -51,6 +51,7 @@ fn do_step_and_input_updates_do_not_allocate() {
         (4, 2000, true),
         (4, 2000, false),
         (5, 2000, true),
+        (6, 2000, true),
     ] {
         let f = Fmi2::new();
         assert_eq!(f.set_bool(vr("analytic"), analytic), OK);

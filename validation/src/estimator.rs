@@ -494,10 +494,7 @@ impl<'a> Estimator<'a> {
             nominal: SVector::from_column_slice(&self.nominal),
             error: RefCell::new(None),
         };
-        let mut carried = Carried::<N> {
-            h: self.substep,
-            reuse: None,
-        };
+        let mut carried = Carried::<N>::with_step(self.substep);
         crate::me_stepper::rodas3_step(
             &system,
             &system.error,

@@ -132,10 +132,7 @@ impl MeStepper {
             nominal: SVector::from_column_slice(&self.nominal),
             error: RefCell::new(None),
         };
-        let mut carried = Carried::<N> {
-            h: self.h,
-            reuse: None,
-        };
+        let mut carried = Carried::<N>::with_step(self.h);
         rodas3_step(
             &system,
             &system.error,

@@ -39,9 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: %(default)s, the cores)")
     run.add_argument("--timeout", type=float, default=900.0, help="seconds before a run counts as failed (default: %(default)s)")
     run.add_argument("--no-plots", action="store_true", help="report without PNG plots")
-    run.add_argument("--solver-mode", choices=("adaptive", "fixed"), default="adaptive",
+    run.add_argument("--solver-mode", choices=("adaptive", "fixed", "ahead"), default="adaptive",
                      help="adaptive: the FMUs' default integrator; fixed: the fixed-cost integrator (solver = 5) "
-                          "with the substeps per step of <scenarios>/fixed_cost.json (default: %(default)s)")
+                          "with the substeps per step of <scenarios>/fixed_cost.json; ahead: the Rosenbrock-W "
+                          "integrator stepping past communication points (solver = 6, rtol = atol = 1e-4) "
+                          "(default: %(default)s)")
     run.add_argument("--skip-checkers", action="store_true", help="do not run fmpy validate and fmutool -check "
                      "(they check every FMU in --dist, or only the --model ones)")
 
@@ -104,7 +106,8 @@ def command_run(args) -> int:
             return 2
     summary = run_all(scenarios, masters, versions, args.dist.resolve(), args.out.resolve(),
                       args.jobs, args.timeout, problems, checkers=not args.skip_checkers,
-                      every_fmu=not args.model, fixed_cost=fixed_cost)
+                      every_fmu=not args.model, fixed_cost=fixed_cost,
+                      ahead=args.solver_mode == "ahead")
     report = build_report(args.out.resolve(), plots=not args.no_plots)
     counts = summary["counts"]
     print(f"report: {report}")

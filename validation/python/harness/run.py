@@ -115,11 +115,21 @@ def load_fixed_cost_table(scenarios_root: Path) -> dict:
     return table
 
 
-def mode_settings(scenario: Scenario, step: float, fixed_cost: dict | None) -> dict:
+# The stepping-ahead mode: the Rosenbrock-W integrator that steps past
+# communication points and interpolates (solver = 6), at the FMUs' default
+# tolerances (rtol = atol = 1e-6; looser ones are a speed choice whose
+# accuracy bench-realtime reports against the same bounds).
+AHEAD_SETTINGS = {"solver": 6}
+
+
+def mode_settings(scenario: Scenario, step: float, fixed_cost: dict | None, ahead: bool = False) -> dict:
     """The solver parameters a run sets: none for the FMU's default
-    integrator (``fixed_cost`` None); else the fixed-cost integrator
-    (solver = 5) with the substeps per communication step the table names for
-    this scenario and step. Raises ``ScenarioError`` when it names none."""
+    integrator (``fixed_cost`` None, not ``ahead``); ``AHEAD_SETTINGS`` for
+    the stepping-ahead mode; else the fixed-cost integrator (solver = 5) with
+    the substeps per communication step the table names for this scenario and
+    step. Raises ``ScenarioError`` when it names none."""
+    if ahead:
+        return dict(AHEAD_SETTINGS)
     if fixed_cost is None:
         return {}
     substeps = fixed_cost.get(scenario.key, {}).get(step_label(step))
@@ -130,7 +140,7 @@ def mode_settings(scenario: Scenario, step: float, fixed_cost: dict | None) -> d
 
 
 def plan_runs(scenarios: list[Scenario], masters: list[Master], versions: list[int], dist: Path, out: Path,
-              fixed_cost: dict | None = None) -> list[RunTask]:
+              fixed_cost: dict | None = None, ahead: bool = False) -> list[RunTask]:
     tasks = []
     for scenario in scenarios:
         for fmi in versions:
@@ -138,7 +148,7 @@ def plan_runs(scenarios: list[Scenario], masters: list[Master], versions: list[i
                 for step in scenario.step_sizes:
                     folder = out / "results" / scenario.model / scenario.name / f"fmi{fmi}" / master.name / step_label(step)
                     tasks.append(RunTask(scenario, fmi, master, step, fmu_path(dist, scenario.model, fmi), folder,
-                                         mode_settings(scenario, step, fixed_cost)))
+                                         mode_settings(scenario, step, fixed_cost, ahead)))
     return tasks
 
 
@@ -263,11 +273,12 @@ def progress(done: int, total: int, record: dict, label: str) -> None:
 
 def run_all(scenarios: list[Scenario], masters: list[Master], versions: list[int], dist: Path, out: Path,
             jobs: int, timeout: float, problems: list[str], checkers: bool = True, every_fmu: bool = True,
-            fixed_cost: dict | None = None) -> dict:
+            fixed_cost: dict | None = None, ahead: bool = False) -> dict:
     """Run everything; ``fixed_cost`` (see :func:`load_fixed_cost_table`)
-    runs the fixed-cost integrator instead of the default one. Return the
-    summary written to ``run.json``."""
-    mode = "adaptive" if fixed_cost is None else "fixed"
+    runs the fixed-cost integrator instead of the default one, ``ahead`` the
+    stepping-ahead one (``AHEAD_SETTINGS``). Return the summary written to
+    ``run.json``."""
+    mode = "ahead" if ahead else "adaptive" if fixed_cost is None else "fixed"
     started_wall = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     clear_outputs(out)
@@ -276,12 +287,12 @@ def run_all(scenarios: list[Scenario], masters: list[Master], versions: list[int
     for scenario in scenarios:
         try:
             for step in scenario.step_sizes:
-                mode_settings(scenario, step, fixed_cost)
+                mode_settings(scenario, step, fixed_cost, ahead)
             runnable.append(scenario)
         except ScenarioError as err:
             problems = problems + [str(err)]
     scenarios = runnable
-    runs = plan_runs(scenarios, masters, versions, dist, out, fixed_cost)
+    runs = plan_runs(scenarios, masters, versions, dist, out, fixed_cost, ahead)
     models = sorted({s.model for s in scenarios})
     checks = plan_checks(models, versions, dist, out, every_fmu) if checkers else []
     total = len(runs) + len(checks)

@@ -244,3 +244,21 @@ def test_fixed_cost_mode_runs_the_fixed_cost_integrator_with_the_tables_substeps
     completed = run_harness(*common, "--out", str(tmp_path / "missing"), "--solver-mode", "fixed")
     assert completed.returncode == 1
     assert "names no substep count >= 1 for step 0.01" in completed.stdout
+
+
+def test_ahead_mode_runs_the_stepping_ahead_integrator(tmp_path):
+    dist = tmp_path / "dist"
+    (dist / "fmi3").mkdir(parents=True)
+    shutil.copy(FMU3, dist / "fmi3" / FMU3.name)
+    scenarios = short_scenario(tmp_path / "scenarios")
+    out = tmp_path / "ahead"
+    completed = run_harness("--scenarios", str(scenarios), "--dist", str(dist), "--master", "fmpy",
+                            "--fmi-version", "3", "--skip-checkers", "--no-plots", "--out", str(out),
+                            "--solver-mode", "ahead")
+    assert completed.returncode == 0, completed.stdout
+    assert "validation (ahead solver)" in completed.stdout
+    records = load_records(out / "results")
+    assert {r["step"]: r["verdict"] for r in records} == {0.001: "passed", 0.01: "passed"}
+    for r in records:
+        assert r["command"][-2:] == ["--set", "solver=6"]
+    assert json.loads((out / "run.json").read_text())["solver_mode"] == "ahead"

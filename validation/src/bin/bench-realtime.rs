@@ -5,6 +5,10 @@
 //! - the default adaptive integrator (Rodas3, solver = 1),
 //! - the adaptive Rosenbrock-W integrator that reuses its Jacobian and LU
 //!   factors (ROS34PW2, solver = 4), at the default tolerance and at 1e-3,
+//! - the same stepping past communication points and interpolating while
+//!   the inputs stay the same (solver = 6), at the default tolerances and
+//!   at rtol = atol = 1e-4,
+//! - both adaptive ones at the tolerances given with `--tol`,
 //! - the fixed-cost integrator (solver = 5) at one substep per `doStep`
 //!   (substep `h`), at ten (substep `h/10`) and at the count the harness's
 //!   fixed-cost mode uses for the scenario (validation/scenarios/
@@ -87,6 +91,30 @@ struct Args {
     /// example "ROS34PW2 reuse 1e-3", to profile one configuration).
     #[arg(long)]
     only: Option<String>,
+    /// Further rows of both adaptive integrators at these tolerances, as
+    /// RTOL or RTOL/ATOL (ATOL scales each state's nominal value; the FMUs'
+    /// default is 1e-6); may be repeated.
+    #[arg(long = "tol", value_parser = parse_tolerances)]
+    tolerances: Vec<(f64, Option<f64>)>,
+}
+
+/// `RTOL` or `RTOL/ATOL`, both positive.
+fn parse_tolerances(text: &str) -> Result<(f64, Option<f64>), String> {
+    let number = |t: &str| -> Result<f64, String> {
+        let v: f64 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{t}` is not a number"))?;
+        if v > 0.0 && v.is_finite() {
+            Ok(v)
+        } else {
+            Err(format!("a tolerance must be positive, got {v}"))
+        }
+    };
+    match text.split_once('/') {
+        Some((r, a)) => Ok((number(r)?, Some(number(a)?))),
+        None => Ok((number(text)?, None)),
+    }
 }
 
 /// One integrator configuration.
@@ -95,6 +123,7 @@ struct Config {
     label: String,
     solver: i32,
     rtol: Option<f64>,
+    atol: Option<f64>,
     fixed_substeps: i32,
     explicit_step: Option<f64>,
 }
@@ -105,12 +134,17 @@ impl Config {
             label: label.to_string(),
             solver,
             rtol: None,
+            atol: None,
             fixed_substeps: 1,
             explicit_step: None,
         }
     }
 
-    fn configs(h: f64, harness_substeps: Option<i32>) -> Vec<Config> {
+    fn configs(
+        h: f64,
+        harness_substeps: Option<i32>,
+        tolerances: &[(f64, Option<f64>)],
+    ) -> Vec<Config> {
         let mut configs = vec![
             Config::new("Rodas3 (default)", 1),
             Config {
@@ -122,6 +156,12 @@ impl Config {
                 rtol: Some(1e-3),
                 ..Config::new("ROS34PW2 reuse 1e-3", 4)
             },
+            Config::new("ROS34PW2 ahead", 6),
+            Config {
+                rtol: Some(1e-4),
+                atol: Some(1e-4),
+                ..Config::new("ROS34PW2 ahead 1e-4/1e-4", 6)
+            },
             Config::new("fixed-cost x1", 5),
             Config {
                 fixed_substeps: 10,
@@ -132,9 +172,27 @@ impl Config {
                 ..Config::new("RK4 at h/10", 3)
             },
         ];
+        let mut at = 6;
+        for &(rtol, atol) in tolerances {
+            let tol = match atol {
+                Some(a) => format!("{rtol:e}/{a:e}"),
+                None => format!("{rtol:e}"),
+            };
+            for (name, solver) in [("Rodas3", 1), ("ROS34PW2 reuse", 4), ("ROS34PW2 ahead", 6)] {
+                configs.insert(
+                    at,
+                    Config {
+                        rtol: Some(rtol),
+                        atol,
+                        ..Config::new(&format!("{name} {tol}"), solver)
+                    },
+                );
+                at += 1;
+            }
+        }
         if let Some(n) = harness_substeps.filter(|&n| n != 1 && n != 10) {
             configs.insert(
-                5,
+                at + 1,
                 Config {
                     fixed_substeps: n,
                     ..Config::new(&format!("fixed-cost x{n} (harness)"), 5)
@@ -228,6 +286,9 @@ impl Circuit {
         inst.set_int("fixed_substeps", c.fixed_substeps)?;
         if let Some(rtol) = c.rtol {
             inst.set("rtol", rtol)?;
+        }
+        if let Some(atol) = c.atol {
+            inst.set("atol", atol)?;
         }
         if let Some(step) = c.explicit_step {
             inst.set("explicit_step", step)?;
@@ -388,7 +449,7 @@ fn main() -> Result<()> {
         let mut configs = if args.substeps_only {
             Vec::new()
         } else {
-            Config::configs(circuit.h, circuit.harness_substeps()?)
+            Config::configs(circuit.h, circuit.harness_substeps()?, &args.tolerances)
         };
         if let Some(only) = &args.only {
             configs.retain(|c| c.label.starts_with(only.as_str()));
