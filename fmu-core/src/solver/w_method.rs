@@ -33,7 +33,16 @@
 //!   substep that would carry one across its bound is taken again,
 //!   shortened to end on the bound (located by linear interpolation), and
 //!   the state is put on it: the rate jumps there, and substeps across the
-//!   jump would be rejected by the error estimate again and again. The
+//!   jump would be rejected by the error estimate again and again. Where
+//!   the model has switching functions ([`OdeSystem::switch_count`], the
+//!   Model Exchange event indicators) and a rejected substep contains a
+//!   sign change, the retry ends just past the first one (linear
+//!   interpolation) instead of a blind cut. With
+//!   [`Method::RosenbrockWAhead`](super::Method) a substep is not cut at
+//!   the communication point while the inputs are held: it may end up to
+//!   [`MAX_AHEAD`] points beyond, the states at those points are
+//!   interpolated ([`Segment`](super::Segment)), and the next
+//!   communication steps are served from it. The
 //!   coefficients below are the paper's `alpha`, `Gamma`, `b` and `b^`
 //!   transformed to this form (`a = alpha Gamma^-1`, `c = diag(1/gamma) - Gamma^-1`,
 //!   `m = b Gamma^-1`, `e = (b - b^) Gamma^-1`).

@@ -375,8 +375,10 @@ fn verify_layout(ctx: &Ctx, slots: &[Var]) -> Result<(Vec<u8>, usize), String> {
         }
         // values, states, 5 times and step sizes, the real-time
         // integrators' reuse block (5 numbers and the nx x nx Jacobian),
-        // 5 counters, the checksum
-        let expected = HEADER + 8 * (nv + nx + 5) + 8 * (5 + nx * nx) + 8 * 5 + 8;
+        // stepping ahead's block (6 numbers and 5 vectors of nx), 5
+        // counters, the checksum
+        let expected =
+            HEADER + 8 * (nv + nx + 5) + 8 * (5 + nx * nx) + 8 * (6 + 5 * nx) + 8 * 5 + 8;
         if bytes.len() != expected {
             return Err(format!(
                 "{} bytes, the layout gives {expected}",
@@ -415,7 +417,8 @@ fn verify_layout(ctx: &Ctx, slots: &[Var]) -> Result<(Vec<u8>, usize), String> {
 /// Category "forged states": every f64 field set to NaN, +Inf, -1e300, -1
 /// (value slots also just outside their variable's range; of the real-time
 /// integrators' reuse block its five numbers and the Jacobian's first
-/// entry), checksum recomputed.
+/// entry; of stepping ahead's block its six numbers and the first entry of
+/// its first vector), checksum recomputed.
 pub(crate) fn forged(ctx: &mut Ctx) {
     let cat = "forged states";
     ctx.tally.begin(cat);
@@ -448,12 +451,14 @@ pub(crate) fn forged(ctx: &mut Ctx) {
         inst: None,
         accepted: 0,
     };
-    let mut fields: Vec<(String, Option<&Var>)> = slots
+    // (name, variable of a value slot, index of the f64 after the header)
+    let mut fields: Vec<(String, Option<&Var>, usize)> = slots
         .iter()
-        .map(|v| (format!("value slot of {}", v.name), Some(v)))
+        .enumerate()
+        .map(|(i, v)| (format!("value slot of {}", v.name), Some(v), i))
         .collect();
     for j in 0..nx {
-        fields.push((format!("state x[{j}]"), None));
+        fields.push((format!("state x[{j}]"), None, fields.len()));
     }
     for name in [
         "time",
@@ -468,10 +473,26 @@ pub(crate) fn forged(ctx: &mut Ctx) {
         "LU factors' uses",
         "reused Jacobian, first entry",
     ] {
-        fields.push((name.into(), None));
+        fields.push((name.into(), None, fields.len()));
+    }
+    // Stepping ahead's block, after the whole Jacobian.
+    let ahead = slots.len() + nx + 5 + 5 + nx * nx;
+    for (k, name) in [
+        "held-inputs flag",
+        "substep-ahead flag",
+        "substep-ahead length",
+        "point inside the substep ahead",
+        "earlier substep's length",
+        "second earlier substep's length",
+        "state two substeps before, first entry",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        fields.push((name.into(), None, ahead + k));
     }
     let mut forged_count = 0usize;
-    for (i, (name, var)) in fields.iter().enumerate() {
+    for (name, var, i) in fields.iter().map(|(n, v, i)| (n, v, *i)) {
         let mut values: Vec<(String, f64)> = vec![
             ("NaN".into(), f64::NAN),
             ("+Inf".into(), f64::INFINITY),

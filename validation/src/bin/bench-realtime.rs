@@ -311,20 +311,26 @@ impl Circuit {
         let mut samples = vec![Vec::with_capacity(n / every + 1); vrs.len()];
         let mut latencies = Vec::with_capacity(n);
         let mut failure = None;
+        // One get of all the signals and one set of all the inputs per
+        // communication point, as a master does it.
+        let mut values = vec![0.0; vrs.len()];
+        let mut input_values = vec![0.0; input_vrs.len()];
         let started = Instant::now();
         for k in 0..=n {
             if k % every == 0 {
-                for (trace, &vr) in samples.iter_mut().zip(&vrs) {
-                    trace.push(inst.get_vr(vr)?);
+                inst.get_vrs(&vrs, &mut values)?;
+                for (trace, &v) in samples.iter_mut().zip(&values) {
+                    trace.push(v);
                 }
             }
             if k == n {
                 break;
             }
             let t = k as f64 * self.h;
-            for (i, &vr) in input_vrs.iter().enumerate() {
-                inst.set_vr(vr, inputs.at(i, t))?;
+            for (i, v) in input_values.iter_mut().enumerate() {
+                *v = inputs.at(i, t);
             }
+            inst.set_vrs(&input_vrs, &input_values)?;
             let t0 = Instant::now();
             let status = inst.do_step(t, self.h);
             latencies.push(t0.elapsed().as_secs_f64());
