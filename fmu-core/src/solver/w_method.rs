@@ -41,7 +41,7 @@
 //!   [`Method::RosenbrockWAhead`](super::Method) a substep is not cut at
 //!   the communication point while the inputs are held: it may end up to
 //!   [`MAX_AHEAD`] points beyond, the states at those points are
-//!   interpolated ([`Segment`](super::Segment)), and the next
+//!   interpolated ([`Segment`]), and the next
 //!   communication steps are served from it. The
 //!   coefficients below are the paper's `alpha`, `Gamma`, `b` and `b^`
 //!   transformed to this form (`a = alpha Gamma^-1`, `c = diag(1/gamma) - Gamma^-1`,
