@@ -905,6 +905,14 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     }
 
     fn row(&self, vr: u32) -> Option<usize> {
+        // The model's own references are dense from 0 (time): the entry at
+        // index vr is the one, without a search (a get or set at every
+        // communication point).
+        if let Some(&(v, row)) = self.lookup.get(vr as usize)
+            && v == vr
+        {
+            return Some(row);
+        }
         self.lookup
             .binary_search_by_key(&vr, |&(v, _)| v)
             .ok()
