@@ -65,8 +65,11 @@ struct Circuit {
     package: String,
     lib_name: String,
     model_identifier: String,
-    /// The crate's folder (its `resources/` folder goes into the FMU).
-    crate_dir: PathBuf,
+    /// The folders whose files go into the FMU's `resources/`: the crate's
+    /// own `resources/` and the shared ones its
+    /// `[package.metadata.fluidfmu] resources = [...]` names (relative to
+    /// the crate; trained weights that several circuits use).
+    resources: Vec<PathBuf>,
 }
 
 fn cargo() -> String {
@@ -112,11 +115,29 @@ fn discover() -> Result<(Vec<Circuit>, PathBuf)> {
             .parent()
             .map(Path::to_path_buf)
             .with_context(|| format!("package {name} has no manifest path"))?;
+        let mut resources = vec![crate_dir.join("resources")];
+        for shared in pkg["metadata"]["fluidfmu"]["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let folder = shared.as_str().with_context(|| {
+                format!("package {name}: metadata.fluidfmu.resources holds a non-string {shared}")
+            })?;
+            let path = crate_dir.join(folder);
+            if !path.is_dir() {
+                bail!(
+                    "package {name}: the resource folder {} named in its Cargo.toml does not exist",
+                    path.display()
+                );
+            }
+            resources.push(path);
+        }
         circuits.push(Circuit {
             package: name,
             lib_name: lib["name"].as_str().unwrap_or_default().replace('-', "_"),
             model_identifier: id.to_owned(),
-            crate_dir,
+            resources,
         });
     }
     circuits.sort_by(|a, b| a.model_identifier.cmp(&b.model_identifier));
@@ -187,14 +208,13 @@ fn main() -> Result<()> {
         let lib = target_dir
             .join(profile)
             .join(host.library_file(&c.lib_name));
-        let resources = c.crate_dir.join("resources");
         let packaged = collect_binaries(c, &lib, &platforms, host, &target_dir, profile, &args)
             .and_then(|binaries| {
                 package::package_circuit(
                     &lib,
                     &c.model_identifier,
                     &binaries,
-                    &resources,
+                    &c.resources,
                     &args.out,
                 )
             });

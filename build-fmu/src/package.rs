@@ -155,15 +155,36 @@ pub fn resource_entries(folder: &Path) -> Result<Vec<(String, Vec<u8>)>> {
     Ok(entries)
 }
 
+/// The files of several resource folders merged (see [`resource_entries`]);
+/// a file name that two folders both have is an error, never a silent
+/// choice.
+pub fn merged_resource_entries(folders: &[PathBuf]) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
+    for folder in folders {
+        for entry in resource_entries(folder)? {
+            if entries.iter().any(|(name, _)| *name == entry.0) {
+                bail!(
+                    "two resource folders both have {} (the second is {}): rename one",
+                    entry.0,
+                    folder.display()
+                );
+            }
+            entries.push(entry);
+        }
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
+}
+
 /// Loads the host library `lib`, asks it for its artifacts and writes both
 /// archives with every platform's binary of `binaries`, and the files of
-/// `resources` (the circuit crate's `resources/` folder, if it has one)
-/// under `resources/`.
+/// the `resources` folders (the circuit crate's `resources/` folder and
+/// the shared ones its Cargo.toml names) under `resources/`.
 pub fn package_circuit(
     lib: &Path,
     model_identifier: &str,
     binaries: &[Binary],
-    resources: &Path,
+    resources: &[PathBuf],
     out: &Path,
 ) -> Result<Vec<Written>> {
     if !lib.exists() {
@@ -186,7 +207,7 @@ pub fn package_circuit(
             model_identifier
         );
     }
-    let resource_files = resource_entries(resources)?;
+    let resource_files = merged_resource_entries(resources)?;
     // FMI 3 only: the terminals and the icons.
     let terminals_xml = &artifacts[TERMINALS_XML as usize];
     let terminals = parse_terminals(terminals_xml)
@@ -325,5 +346,22 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn shared_resource_folders_merge_and_a_clash_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let (own, shared) = (dir.path().join("own"), dir.path().join("shared"));
+        std::fs::create_dir_all(&own).unwrap();
+        std::fs::create_dir_all(&shared).unwrap();
+        std::fs::write(own.join("b.txt"), b"own").unwrap();
+        std::fs::write(shared.join("a.txt"), b"shared").unwrap();
+        let folders = [own.clone(), shared.clone(), dir.path().join("none")];
+        let entries = merged_resource_entries(&folders).unwrap();
+        let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["resources/a.txt", "resources/b.txt"]);
+        std::fs::write(shared.join("b.txt"), b"clash").unwrap();
+        let err = merged_resource_entries(&folders).unwrap_err().to_string();
+        assert!(err.contains("resources/b.txt"), "{err}");
     }
 }

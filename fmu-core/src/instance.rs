@@ -877,7 +877,16 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     /// Configures the model from the parameter values in `values`, checked
     /// (see [`build_model`]).
     fn configure(&self, values: &Values) -> Result<M, String> {
-        build_model(values, &self.layout, &self.resources)
+        let model: M = build_model(values, &self.layout, &self.resources)?;
+        if self.interface == Interface::ModelExchange
+            && let Some(period) = model.sample_period()
+        {
+            return Err(format!(
+                "these parameters choose a sampled surrogate (it updates once per {period:e} s), \
+                 which runs in co-simulation only; in Model Exchange keep the physics"
+            ));
+        }
+        Ok(model)
     }
 
     /// reset: back to the state right after instantiation.

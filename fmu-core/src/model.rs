@@ -294,6 +294,19 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
     /// one per entry of [`Model::event_indicators`], into `z`.
     fn event_indicator_values(&self, _u: &Self::Inputs, _x: &SVector<f64, N>, _z: &mut [f64]) {}
 
+    /// The period in seconds of the circuit's sampled part, when its
+    /// configuration has one (see [`OdeSystem::sample_period`]): a trained
+    /// discrete-time surrogate in place of a stiff equation. Such a model
+    /// is stepped in co-simulation only, by whole periods; `None` (the
+    /// default): purely continuous.
+    fn sample_period(&self) -> Option<f64> {
+        None
+    }
+
+    /// The sampled part's update at the end of a period (see
+    /// [`OdeSystem::sample`]): overwrite the sampled states of `x`.
+    fn sample(&self, _u: &Self::Inputs, _x: &mut SVector<f64, N>) {}
+
     /// The analytic partial derivatives of the rates with respect to every
     /// input, one column per input in the table's order (`input::name`),
     /// into `columns`; `false` (the default) makes fmu-core use central
@@ -378,6 +391,14 @@ impl<M: Model<N>, const N: usize> OdeSystem<N> for WithInputs<'_, M, N> {
 
     fn switch_values(&self, x: &SVector<f64, N>, z: &mut [f64]) {
         self.model.event_indicator_values(self.inputs, x, z);
+    }
+
+    fn sample_period(&self) -> Option<f64> {
+        self.model.sample_period()
+    }
+
+    fn sample(&self, x: &mut SVector<f64, N>) {
+        self.model.sample(self.inputs, x);
     }
 }
 

@@ -92,6 +92,20 @@ pub trait OdeSystem<const N: usize> {
     /// The values of the switching functions at `x`, into `z`
     /// ([`OdeSystem::switch_count`] entries).
     fn switch_values(&self, _x: &SVector<f64, N>, _z: &mut [f64]) {}
+
+    /// The period in seconds of the system's sampled part, if it has one:
+    /// states that a discrete-time map (a trained NARX network, say)
+    /// updates once per period instead of rates. Their rates must be zero;
+    /// between samples they hold their value. `None` (the default): a
+    /// purely continuous system.
+    fn sample_period(&self) -> Option<f64> {
+        None
+    }
+
+    /// The sampled part's update at the end of one period: `x` arrives as
+    /// the state the continuous part reached with the sampled states held,
+    /// and leaves with the sampled states' new values.
+    fn sample(&self, _x: &mut SVector<f64, N>) {}
 }
 
 /// The most switching functions ([`OdeSystem::switch_count`]) the
@@ -440,6 +454,32 @@ pub enum SolverError {
         /// Time reached.
         t: f64,
     },
+    /// The communication step is not a whole number of the sampled part's
+    /// periods ([`OdeSystem::sample_period`]).
+    OffSampleGrid {
+        /// The communication step asked for (s).
+        duration: f64,
+        /// The sample period (s).
+        period: f64,
+    },
+}
+
+impl SolverError {
+    /// The same error with its time moved on by `dt` (an error inside the
+    /// `k`-th sample period of a communication step).
+    fn later(self, dt: f64) -> Self {
+        match self {
+            SolverError::StepSizeTooSmall { t, h } => {
+                SolverError::StepSizeTooSmall { t: t + dt, h }
+            }
+            SolverError::TooManySubsteps { t, limit } => {
+                SolverError::TooManySubsteps { t: t + dt, limit }
+            }
+            SolverError::NotFinite { t } => SolverError::NotFinite { t: t + dt },
+            SolverError::SingularMatrix { t } => SolverError::SingularMatrix { t: t + dt },
+            e @ SolverError::OffSampleGrid { .. } => e,
+        }
+    }
 }
 
 impl std::fmt::Display for SolverError {
@@ -465,6 +505,12 @@ impl std::fmt::Display for SolverError {
                 "the iteration matrix I - h d J is singular at {t:e} s into the communication \
                  step (shorten the step or take an adaptive solver)"
             ),
+            SolverError::OffSampleGrid { duration, period } => write!(
+                f,
+                "the communication step {duration:e} s is not a whole number of the sampled \
+                 part's period {period:e} s (a trained surrogate updates once per period: step \
+                 by multiples of it)"
+            ),
         }
     }
 }
@@ -474,6 +520,59 @@ impl std::fmt::Display for SolverError {
 /// On error `x` may hold a partial result: the caller keeps its own copy of
 /// the last good state. No heap allocation happens here.
 pub fn advance<S: OdeSystem<N>, const N: usize>(
+    sys: &S,
+    x: &mut SVector<f64, N>,
+    duration: f64,
+    settings: &SolverSettings,
+    carried: &mut Carried<N>,
+    stats: &mut Stats,
+) -> Result<(), SolverError> {
+    match sys.sample_period() {
+        Some(period) => advance_sampled(sys, x, duration, period, settings, carried, stats),
+        None => advance_continuous(sys, x, duration, settings, carried, stats),
+    }
+}
+
+/// [`advance`] for a system with a sampled part: the continuous part over
+/// each period with the sampled states held, then the sampled update.
+/// Stepping past communication points ([`Method::RosenbrockWAhead`]) would
+/// cross sample instants: it steps as [`Method::RosenbrockW`] here.
+fn advance_sampled<S: OdeSystem<N>, const N: usize>(
+    sys: &S,
+    x: &mut SVector<f64, N>,
+    duration: f64,
+    period: f64,
+    settings: &SolverSettings,
+    carried: &mut Carried<N>,
+    stats: &mut Stats,
+) -> Result<(), SolverError> {
+    let n = (duration / period).round();
+    if !(n >= 1.0 && (n * period - duration).abs() <= 1e-6 * period) {
+        return Err(SolverError::OffSampleGrid { duration, period });
+    }
+    if n > f64::from(settings.max_substeps) {
+        return Err(SolverError::TooManySubsteps {
+            t: 0.0,
+            limit: settings.max_substeps,
+        });
+    }
+    let mut inner = *settings;
+    if inner.method == Method::RosenbrockWAhead {
+        inner.method = Method::RosenbrockW;
+    }
+    for k in 0..n as u64 {
+        let start = k as f64 * period;
+        advance_continuous(sys, x, period, &inner, carried, stats).map_err(|e| e.later(start))?;
+        sys.sample(x);
+        if !x.iter().all(|v| v.is_finite()) {
+            return Err(SolverError::NotFinite { t: start + period });
+        }
+    }
+    Ok(())
+}
+
+/// [`advance`] for a purely continuous system.
+fn advance_continuous<S: OdeSystem<N>, const N: usize>(
     sys: &S,
     x: &mut SVector<f64, N>,
     duration: f64,
@@ -1251,5 +1350,108 @@ mod finite_difference_tests {
             stats.jacobian_evals * 3 + 2 * (stats.accepted + stats.rejected) + 1,
             "{stats:?}"
         );
+    }
+}
+
+#[cfg(test)]
+mod sampled_tests {
+    use super::*;
+    use nalgebra::Vector2;
+
+    /// `x0' = -x0 + x1` with `x1` sampled every 0.1 s by
+    /// `x1 <- 0.5 x1 + x0`: a continuous part driven by a held value that a
+    /// discrete-time map renews.
+    struct Sampled;
+    impl OdeSystem<2> for Sampled {
+        fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
+            Vector2::new(-x[0] + x[1], 0.0)
+        }
+        fn jacobian_into(&self, _x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
+            *j = SMatrix::<f64, 2, 2>::new(-1.0, 1.0, 0.0, 0.0);
+            true
+        }
+        fn sample_period(&self) -> Option<f64> {
+            Some(0.1)
+        }
+        fn sample(&self, x: &mut Vector2<f64>) {
+            x[1] = 0.5 * x[1] + x[0];
+        }
+    }
+
+    /// The exact solution over `n` periods: within a period x1 is held, so
+    /// x0 relaxes exponentially towards it.
+    fn exact(mut x: Vector2<f64>, n: usize) -> Vector2<f64> {
+        let decay = (-0.1f64).exp();
+        for _ in 0..n {
+            x[0] = x[1] + (x[0] - x[1]) * decay;
+            x[1] = 0.5 * x[1] + x[0];
+        }
+        x
+    }
+
+    #[test]
+    fn every_method_updates_the_sampled_part_once_per_period() {
+        let start = Vector2::new(1.0, -2.0);
+        for method in [
+            Method::Rodas3,
+            Method::ExplicitEuler,
+            Method::Rk4,
+            Method::RosenbrockW,
+            Method::FixedCost,
+            Method::RosenbrockWAhead,
+        ] {
+            let settings = SolverSettings {
+                method,
+                rtol: 1e-10,
+                atol: 1e-12,
+                explicit_step: 1e-4,
+                fixed_substeps: 200,
+                ..Default::default()
+            };
+            let mut x = start;
+            let mut carried = Carried::default();
+            let mut stats = Stats::default();
+            // Two communication steps of 3 periods, then one of 1.
+            for duration in [0.3, 0.3, 0.1] {
+                advance(
+                    &Sampled,
+                    &mut x,
+                    duration,
+                    &settings,
+                    &mut carried,
+                    &mut stats,
+                )
+                .unwrap();
+            }
+            let want = exact(start, 7);
+            let tol = if method == Method::ExplicitEuler {
+                1e-4
+            } else {
+                1e-7
+            };
+            assert!((x - want).abs().max() < tol, "{method:?}: {x} vs {want}");
+        }
+    }
+
+    #[test]
+    fn a_step_off_the_sample_grid_is_refused_with_the_period() {
+        for duration in [0.25, 0.05, 0.0999] {
+            let mut x = Vector2::new(1.0, 0.0);
+            let before = x;
+            let r = advance(
+                &Sampled,
+                &mut x,
+                duration,
+                &SolverSettings::default(),
+                &mut Carried::default(),
+                &mut Stats::default(),
+            );
+            let Err(e) = r else {
+                panic!("{duration} accepted")
+            };
+            assert!(matches!(e, SolverError::OffSampleGrid { .. }), "{e:?}");
+            assert!(e.to_string().contains("1e-1 s"), "{e}");
+            assert_eq!(x, before);
+        }
     }
 }

@@ -14,6 +14,17 @@ use crate::{ResourceFolder, Status};
 /// not move during the stepping: no heap allocation in `doStep` or in the
 /// input setters.
 pub fn check_no_allocation<M: Model<N>, const N: usize>(allocations: impl Fn() -> u64) {
+    check_no_allocation_configured::<M, N>(None, &[], allocations);
+}
+
+/// [`check_no_allocation`] with the resource folder `resources` and the
+/// parameter values `parameters` set before initialization (a trained
+/// surrogate chosen, say).
+pub fn check_no_allocation_configured<M: Model<N>, const N: usize>(
+    resources: Option<&std::path::Path>,
+    parameters: &[(&str, f64)],
+    allocations: impl Fn() -> u64,
+) {
     let desc = crate::checked_description::<M, N>().unwrap_or_else(|e| panic!("{e}"));
     let token = desc.instantiation_token();
     let vr = |name: &str| {
@@ -31,7 +42,10 @@ pub fn check_no_allocation<M: Model<N>, const N: usize>(allocations: impl Fn() -
     let (input_vrs, input_values): (Vec<u32>, Vec<f64>) = inputs.into_iter().unzip();
     let step = M::INFO.step_size;
     for (method, steps) in [(1.0, 200), (2.0, 10), (3.0, 10)] {
-        let folder = ResourceFolder::Unavailable("in-process test".into());
+        let folder = match resources {
+            Some(path) => ResourceFolder::Found(path.to_path_buf()),
+            None => ResourceFolder::Unavailable("in-process test".into()),
+        };
         let mut inst =
             Instance::<M, N>::new(FmiVersion::Fmi2, "t", &token, folder, Sink::None, false)
                 .unwrap_or_else(|e| panic!("{e}"));
@@ -45,6 +59,15 @@ pub fn check_no_allocation<M: Model<N>, const N: usize>(allocations: impl Fn() -
         };
         set(&mut inst, "solver", method, ValueType::Integer);
         set(&mut inst, "explicit_step", step / 20.0, ValueType::Real);
+        for &(name, value) in parameters {
+            let kind = match desc.variable_by_name(name).map(|v| &v.kind) {
+                Some(model_description::VariableType::Integer { .. }) => ValueType::Integer,
+                Some(model_description::VariableType::Boolean { .. }) => ValueType::Boolean,
+                Some(_) => ValueType::Real,
+                None => panic!("{}: no parameter {name}", M::INFO.name),
+            };
+            set(&mut inst, name, value, kind);
+        }
         assert_eq!(inst.setup_experiment(f, None, 0.0, None), Ok(()));
         assert_eq!(inst.enter_initialization_mode(f), Ok(()));
         assert_eq!(inst.exit_initialization_mode(f), Ok(()));
@@ -69,7 +92,8 @@ pub fn check_no_allocation<M: Model<N>, const N: usize>(allocations: impl Fn() -
         assert_eq!(
             during,
             0,
-            "{}: {during} heap allocations in {steps} doSteps with solver = {method}",
+            "{}: {during} heap allocations in {steps} doSteps with solver = {method} and \
+             {parameters:?}",
             M::INFO.name
         );
     }
@@ -84,10 +108,41 @@ pub fn check_no_allocation<M: Model<N>, const N: usize>(allocations: impl Fn() -
 
 /// Declares a counting global allocator and a test that runs
 /// [`check_no_allocation`] for a circuit: one line in the circuit crate's
-/// `tests/no_alloc.rs`, `fmu_core::no_allocation_test!(OrificeChain);`
+/// `tests/no_alloc.rs`, `fmu_core::no_allocation_test!(OrificeChain);`.
+/// With `resources = PATH, configurations = [PARAMETERS, ...]` it also runs
+/// [`check_no_allocation_configured`] with each list of parameter values
+/// (`&[("p2_surrogate", 1.0)]`).
 #[macro_export]
 macro_rules! no_allocation_test {
+    ($model:ty, resources = $res:expr, configurations = [$($params:expr),* $(,)?]) => {
+        $crate::no_allocation_test!(@allocator);
+
+        #[test]
+        fn do_step_and_input_updates_do_not_allocate() {
+            const NX: usize = <$model as $crate::table::Table>::STATES;
+            let counter = || ALLOCATIONS.with(|c| c.get());
+            $crate::testing::check_no_allocation::<$model, NX>(counter);
+            $(
+                $crate::testing::check_no_allocation_configured::<$model, NX>(
+                    Some($res),
+                    $params,
+                    counter,
+                );
+            )*
+        }
+    };
     ($model:ty) => {
+        $crate::no_allocation_test!(@allocator);
+
+        #[test]
+        fn do_step_and_input_updates_do_not_allocate() {
+            $crate::testing::check_no_allocation::<
+                $model,
+                { <$model as $crate::table::Table>::STATES },
+            >(|| ALLOCATIONS.with(|c| c.get()));
+        }
+    };
+    (@allocator) => {
         struct CountingAllocator;
 
         thread_local! {
@@ -119,14 +174,6 @@ macro_rules! no_allocation_test {
 
         #[global_allocator]
         static GLOBAL: CountingAllocator = CountingAllocator;
-
-        #[test]
-        fn do_step_and_input_updates_do_not_allocate() {
-            $crate::testing::check_no_allocation::<
-                $model,
-                { <$model as $crate::table::Table>::STATES },
-            >(|| ALLOCATIONS.with(|c| c.get()));
-        }
     };
 }
 
@@ -187,11 +234,27 @@ impl<M: Model<N>, const N: usize> TestMaster<M, N> {
     /// A fresh instance (FMI 3 rules, no resource folder); panics when the
     /// model cannot be instantiated with its defaults.
     pub fn new() -> Self {
+        Self::with_folder(ResourceFolder::Unavailable("in-process test".into()))
+    }
+
+    /// A fresh instance whose resource folder is `folder` (a circuit
+    /// crate's `resources/`, as an FMU would have it unpacked).
+    pub fn with_resources(folder: &std::path::Path) -> Self {
+        Self::with_folder(ResourceFolder::Found(folder.to_path_buf()))
+    }
+
+    /// The same instance, made a Model Exchange one (before
+    /// initialization).
+    pub fn model_exchange(mut self) -> Self {
+        self.inst = self.inst.into_model_exchange();
+        self
+    }
+
+    fn with_folder(folder: ResourceFolder) -> Self {
         let token = crate::checked_description::<M, N>()
             .unwrap_or_else(|e| panic!("{e}"))
             .instantiation_token();
         let messages = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let folder = ResourceFolder::Unavailable("in-process test".into());
         let sink = Sink::Collect(messages.clone());
         let inst = Instance::<M, N>::new(FmiVersion::Fmi3, "test", &token, folder, sink, false)
             .unwrap_or_else(|e| panic!("{e}"));

@@ -136,6 +136,9 @@ pub struct Fmu3 {
     enter_config: Unary,
     exit_config: Unary,
     me: Option<ModelExchange>,
+    /// The unpacked `resources/` folder, as FMI 3's `resourcePath` (with a
+    /// trailing separator).
+    resource_path: CString,
     _lib: libloading::Library,
     _dir: tempfile::TempDir,
 }
@@ -227,6 +230,30 @@ impl Fmu3 {
             .with_context(|| format!("{} has no {name}", fmu.display()))?
             .read_to_end(&mut bytes)?;
         std::fs::write(&so, bytes)?;
+        // The resources (trained surrogate weights) where the binary finds
+        // them through resourcePath.
+        let resources = dir.path().join("resources");
+        std::fs::create_dir_all(&resources)?;
+        for i in 0..zip.len() {
+            let mut entry = zip.by_index(i)?;
+            let Some(relative) = entry
+                .enclosed_name()
+                .and_then(|n| n.strip_prefix("resources").ok().map(Path::to_path_buf))
+            else {
+                continue;
+            };
+            if entry.is_dir() || relative.as_os_str().is_empty() {
+                continue;
+            }
+            let target = resources.join(relative);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let mut data = Vec::new();
+            entry.read_to_end(&mut data)?;
+            std::fs::write(&target, data)?;
+        }
+        let resource_path = CString::new(format!("{}/", resources.display()))?;
         // SAFETY: loading an FMU binary; its initialisers are Rust statics.
         let lib = unsafe { libloading::Library::new(&so) }?;
         // SAFETY: the symbols have the FMI 3.0 signatures declared above.
@@ -248,6 +275,7 @@ impl Fmu3 {
                 exit_config: *lib.get::<Unary>(b"fmi3ExitConfigurationMode")?,
                 me: ModelExchange::load(&lib),
                 description,
+                resource_path,
                 _lib: lib,
                 _dir: dir,
             })
@@ -274,7 +302,7 @@ impl Fmu3 {
             (self.instantiate)(
                 name.as_ptr(),
                 token.as_ptr(),
-                std::ptr::null(),
+                self.resource_path.as_ptr(),
                 false,
                 false,
                 false,
@@ -321,7 +349,7 @@ impl Fmu3 {
             (me.instantiate)(
                 name.as_ptr(),
                 token.as_ptr(),
-                std::ptr::null(),
+                self.resource_path.as_ptr(),
                 false,
                 false,
                 env,

@@ -17,6 +17,7 @@ pub mod kalman;
 pub mod me_stepper;
 pub mod plot;
 pub mod scenario;
+pub mod surrogate_data;
 pub mod units;
 
 pub use scenario::{

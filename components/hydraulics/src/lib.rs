@@ -17,6 +17,7 @@ pub mod hose;
 pub mod orifice;
 pub mod relief;
 pub mod spool;
+pub mod trained_volume;
 pub mod volume;
 
 pub use bspline::{BSplineCurve, CurvePoint};

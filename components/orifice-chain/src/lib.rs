@@ -6,6 +6,7 @@
 
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Context, Derived, Known, Model};
+use hydraulics::trained_volume::{FlowsAt, TrainedVolume};
 use hydraulics::{BulkModulus, LogBase, Orifice, Volume};
 
 fmu_core::circuit! {
@@ -74,8 +75,27 @@ fmu_core::circuit! {
         /// Use ln instead of log10 in the bulk-modulus law (reproduces the
         /// paper's explicit-step instability; log10 is the physical default)
         bulk_log_natural: bool = false;
+        /// A trained model in place of V2's pressure equation: 0 = none
+        /// (the physics, E5), 1 = NARX network (seed 000), 2 = LOLIMOT
+        /// local linear model tree (seed 003). 1 and 2 read their weights
+        /// from the FMU's resources (orifice-chain-p2-narx.txt,
+        /// orifice-chain-p2-lolimot.txt) and renew p2 once per their sample
+        /// period: co-simulation only, stepped by whole periods
+        p2_surrogate: int = 0, min 0, max 2;
     }
 }
+
+/// The slot name and the input and output names a weights file for the
+/// small volume V2 must carry (checked when it is loaded).
+pub const P2_SLOT: (&str, [&str; 5], [&str; 1]) = (
+    "orifice-chain/p2",
+    ["Q2", "Q3", "B", "V2", "p2_prev"],
+    ["p2_change"],
+);
+
+/// The weights files of `p2_surrogate` 1 and 2, in the FMU's resources.
+pub const P2_SURROGATE_FILES: [&str; 2] =
+    ["orifice-chain-p2-narx.txt", "orifice-chain-p2-lolimot.txt"];
 
 /// The OrificeChain circuit with its derived coefficients.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,6 +105,8 @@ pub struct OrificeChain {
     v2: Volume,
     fluid: BulkModulus,
     p0: [f64; 2],
+    /// V2's trained pressure model (`p2_surrogate`), if one is chosen.
+    trained: Option<TrainedVolume>,
 }
 
 impl OrificeChain {
@@ -132,7 +154,7 @@ impl Model<NX> for OrificeChain {
         ]
     }
 
-    fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
+    fn configure(p: &Params, context: &Context) -> Result<Self, String> {
         let orifice = |d: f64| Orifice::circular(p.Cd, d, p.rho, p.p_tr);
         let fluid = BulkModulus {
             e_max: p.Emax,
@@ -153,6 +175,19 @@ impl Model<NX> for OrificeChain {
             v2: Volume { volume: p.V2 },
             fluid,
             p0: [p.p1_0, p.p2_0],
+            trained: match p.p2_surrogate {
+                0 => None,
+                k => {
+                    let file = P2_SURROGATE_FILES[(k - 1) as usize];
+                    let (slot, inputs, outputs) = P2_SLOT;
+                    let bytes = context.read_resource(file)?;
+                    let model = surrogates::Surrogate::load(&bytes, file, slot, &inputs, &outputs)?;
+                    Some(TrainedVolume {
+                        volume: p.V2,
+                        model: std::sync::Arc::new(model),
+                    })
+                }
+            },
         };
         Ok(model)
     }
@@ -193,12 +228,38 @@ impl Model<NX> for OrificeChain {
         SVector::from(self.p0)
     }
 
+    /// The trained V2's sample period (`p2_surrogate`).
+    fn sample_period(&self) -> Option<f64> {
+        self.trained.as_ref().map(TrainedVolume::period)
+    }
+
+    /// p2 at the end of a sample period from the trained model, with the
+    /// flows of orifices 2 and 3 at the trial pressure (E2, E3, E4).
+    fn sample(&self, u: &Inputs, x: &mut SVector<f64, NX>) {
+        let Some(trained) = &self.trained else {
+            return;
+        };
+        let p1 = x[state::p1];
+        let lo = u.pt.min(p1).min(u.ps);
+        let hi = u.ps.max(p1).max(u.pt);
+        x[state::p2] = trained.next_pressure(x[state::p2], (lo, hi), |p2| FlowsAt {
+            q_in: self.orifices[1].flow(p1 - p2),
+            dq_in: -self.orifices[1].slope(p1 - p2),
+            q_out: self.orifices[2].flow(p2 - u.pt),
+            dq_out: self.orifices[2].slope(p2 - u.pt),
+            bulk: self.fluid.value(p2),
+            dbulk: self.fluid.derivative(p2),
+        });
+    }
+
     /// E5: dp1/dt = B(p1)/V1 (Q1 - Q2), dp2/dt = B(p2)/V2 (Q2 - Q3).
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
         let [q1, q2, q3] = self.flows(u, x);
         let mut dx = SVector::zeros();
         dx[state::p1] = self.v1.pressure_rate(&self.fluid, x[state::p1], q1 - q2);
-        dx[state::p2] = self.v2.pressure_rate(&self.fluid, x[state::p2], q2 - q3);
+        if self.trained.is_none() {
+            dx[state::p2] = self.v2.pressure_rate(&self.fluid, x[state::p2], q2 - q3);
+        }
         dx
     }
 
@@ -211,8 +272,10 @@ impl Model<NX> for OrificeChain {
         let k2 = self.v2.stiffness(&self.fluid, x[p2]);
         j[(p1, p1)] = self.v1.rate_slope_pressure(&self.fluid, x[p1], q1 - q2) - k1 * (s1 + s2);
         j[(p1, p2)] = k1 * s2;
-        j[(p2, p1)] = k2 * s2;
-        j[(p2, p2)] = self.v2.rate_slope_pressure(&self.fluid, x[p2], q2 - q3) - k2 * (s2 + s3);
+        if self.trained.is_none() {
+            j[(p2, p1)] = k2 * s2;
+            j[(p2, p2)] = self.v2.rate_slope_pressure(&self.fluid, x[p2], q2 - q3) - k2 * (s2 + s3);
+        }
         true
     }
 

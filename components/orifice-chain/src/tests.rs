@@ -178,3 +178,122 @@ fn coarse_explicit_steps_never_give_nan_with_ok() {
     let problems = fmu_core::testing::coarse_explicit_violations::<OrificeChain, NX>(30, &[]);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The crate's resources folder, as the FMU carries it.
+fn resources() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("resources")
+}
+
+/// p2 after `steps` communication steps of 1 ms from the start-up state,
+/// with the trained model `choice` (0: physics with Rodas3), every 100th.
+fn startup_p2(choice: f64, steps: usize) -> Vec<f64> {
+    let mut m = fmu_core::testing::TestMaster::<OrificeChain, NX>::with_resources(&resources());
+    m.set("p2_surrogate", choice).unwrap();
+    if choice != 0.0 {
+        m.set("solver", 3.0).unwrap();
+        m.set("explicit_step", 1e-3).unwrap();
+    }
+    m.enter_initialization().unwrap();
+    m.exit_initialization().unwrap();
+    let mut p2 = Vec::new();
+    for k in 1..=steps {
+        m.step(1e-3).unwrap();
+        if k % 100 == 0 {
+            p2.push(m.get("p2").unwrap());
+        }
+    }
+    p2
+}
+
+#[test]
+fn trained_p2_follows_the_physics_through_the_start_up() {
+    let physics = startup_p2(0.0, 1000);
+    for choice in [1.0, 2.0] {
+        let trained = startup_p2(choice, 1000);
+        for (k, (a, b)) in trained.iter().zip(&physics).enumerate() {
+            // 0.5 % of the steady p2 (3.3 MPa): the models' own accuracy is
+            // about a tenth of that.
+            assert!(
+                (a - b).abs() < 0.005 * 3.33e6,
+                "surrogate {choice} at {} s: {a} vs {b}",
+                (k + 1) as f64 * 0.1
+            );
+        }
+    }
+}
+
+#[test]
+fn trained_p2_steps_by_whole_periods_only() {
+    let mut m = fmu_core::testing::TestMaster::<OrificeChain, NX>::with_resources(&resources());
+    m.set("p2_surrogate", 1.0).unwrap();
+    m.set("solver", 3.0).unwrap();
+    m.set("explicit_step", 1e-3).unwrap();
+    m.enter_initialization().unwrap();
+    m.exit_initialization().unwrap();
+    m.step(2e-3).unwrap();
+    let why = m.step(1.5e-3).unwrap_err();
+    assert!(
+        why.contains("Discard") && why.contains("period 1e-3 s"),
+        "{why}"
+    );
+    // The instance stays usable at its last good state.
+    m.step(1e-3).unwrap();
+}
+
+#[test]
+fn a_missing_or_corrupt_weights_file_is_refused_with_its_name() {
+    let mut m = fmu_core::testing::TestMaster::<OrificeChain, NX>::new();
+    let why = m.set("p2_surrogate", 1.0).unwrap_err();
+    assert!(why.contains("orifice-chain-p2-narx.txt"), "{why}");
+    m.enter_initialization().unwrap();
+    assert_eq!(
+        m.get("p2_surrogate").unwrap(),
+        0.0,
+        "the old value must stay"
+    );
+
+    let dir = tempfile_dir("corrupt");
+    let text = std::fs::read_to_string(resources().join("orifice-chain-p2-lolimot.txt")).unwrap();
+    // Change one digit of the first local model's parameters.
+    let at = text.find("models ").unwrap();
+    let line_end = at + text[at..].find('\n').unwrap() + 1;
+    let digit = line_end + text[line_end..].find(|c: char| c.is_ascii_digit()).unwrap();
+    let mut bytes = text.into_bytes();
+    bytes[digit] = if bytes[digit] == b'7' { b'8' } else { b'7' };
+    std::fs::write(dir.join("orifice-chain-p2-lolimot.txt"), bytes).unwrap();
+    let mut m = fmu_core::testing::TestMaster::<OrificeChain, NX>::with_resources(&dir);
+    let why = m.set("p2_surrogate", 2.0).unwrap_err();
+    assert!(
+        why.contains("orifice-chain-p2-lolimot.txt") && why.contains("corrupt"),
+        "{why}"
+    );
+    // The valve drive's weights in the place of the orifice chain's: the
+    // slot and the names do not fit.
+    let drive = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../valve-drive/resources/valve-drive-pv-narx.txt");
+    std::fs::copy(drive, dir.join("orifice-chain-p2-narx.txt")).unwrap();
+    let why = m.set("p2_surrogate", 1.0).unwrap_err();
+    assert!(why.contains("valve-drive/pv"), "{why}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn model_exchange_refuses_a_trained_p2() {
+    let mut m = fmu_core::testing::TestMaster::<OrificeChain, NX>::with_resources(&resources())
+        .model_exchange();
+    let why = m.set("p2_surrogate", 1.0).unwrap_err();
+    assert!(why.contains("co-simulation only"), "{why}");
+    m.enter_initialization().unwrap();
+    assert_eq!(m.get("p2_surrogate").unwrap(), 0.0);
+}
+
+/// A fresh folder under the system's temporary folder.
+fn tempfile_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "orifice-chain-{tag}-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -80,8 +80,8 @@ impl Model<NX> for ValveActuator {
         terminals
     }
 
-    fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
-        let drive = p.hydraulics.drive()?;
+    fn configure(p: &Params, context: &Context) -> Result<Self, String> {
+        let drive = p.hydraulics.drive(context)?;
         let clamps = [drive.throttle_clamp(state::drive.index(DriveStates::K))];
         Ok(ValveActuator { drive, clamps })
     }
@@ -108,6 +108,16 @@ impl Model<NX> for ValveActuator {
         let mut x = SVector::zeros();
         state::drive.write(&mut x, &self.drive.initial);
         x
+    }
+
+    /// A trained small volume's sample period (`pv_surrogate`).
+    fn sample_period(&self) -> Option<f64> {
+        self.drive.sample_period()
+    }
+
+    /// The trained small volume's pv at the end of a period.
+    fn sample(&self, _u: &Inputs, x: &mut SVector<f64, NX>) {
+        x[state::drive.index(DriveStates::pv)] = self.drive.sample_pv(&state::drive.read(x));
     }
 
     /// V1-V5 with the rod position and velocity from the inputs.

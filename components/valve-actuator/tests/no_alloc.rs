@@ -1,4 +1,8 @@
 //! `doStep` and the input setters allocate nothing on the heap, with every
-//! integrator.
+//! integrator, with the physics and with each trained model of pv.
 
-fmu_core::no_allocation_test!(valve_actuator::ValveActuator);
+fmu_core::no_allocation_test!(
+    valve_actuator::ValveActuator,
+    resources = &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../valve-drive/resources"),
+    configurations = [&[("pv_surrogate", 1.0)], &[("pv_surrogate", 2.0)]]
+);

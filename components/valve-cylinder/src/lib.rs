@@ -79,8 +79,8 @@ impl Model<NX> for ValveCylinder {
         valve_drive::supply_and_tank_ports()
     }
 
-    fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
-        let drive = p.hydraulics.drive()?;
+    fn configure(p: &Params, context: &Context) -> Result<Self, String> {
+        let drive = p.hydraulics.drive(context)?;
         let carriage = p.mass.carriage(p.hydraulics.Sc)?;
         let clamps = [drive.throttle_clamp(state::drive.index(DriveStates::K))];
         Ok(ValveCylinder {
@@ -122,6 +122,16 @@ impl Model<NX> for ValveCylinder {
         state::drive.write(&mut x, &self.drive.initial);
         x[state::carriage.index(CarriageStates::x)] = self.carriage.x0;
         x
+    }
+
+    /// A trained small volume's sample period (`pv_surrogate`).
+    fn sample_period(&self) -> Option<f64> {
+        self.drive.sample_period()
+    }
+
+    /// The trained small volume's pv at the end of a period.
+    fn sample(&self, _u: &Inputs, x: &mut SVector<f64, NX>) {
+        x[state::drive.index(DriveStates::pv)] = self.drive.sample_pv(&state::drive.read(x));
     }
 
     /// V1-V6: the drive's rates with the rod moving with the carriage, and

@@ -8,6 +8,7 @@
 use DriveStates as S;
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Clamp, Derived, EventIndicator};
+use hydraulics::trained_volume::{FlowsAt, TrainedVolume};
 use hydraulics::{
     BulkModulus, Cylinder, DirectionalValve, PressureCompensator, ProportionalSpool, shuttle,
 };
@@ -38,9 +39,9 @@ fmu_core::states! {
 pub type DriveState = SVector<f64, 6>;
 
 /// How the pressure `pv` in the small volume between compensator and valve
-/// is computed: the part of the drive whose law is chosen by a parameter
-/// (`quasi_static`), and where a trained surrogate would plug in.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// is computed: the part of the drive whose law is chosen by parameters
+/// (`quasi_static`, `pv_surrogate`).
+#[derive(Debug, Clone, PartialEq)]
 pub enum SmallVolume {
     /// `pv` is a state: `dpv/dt = B(pv)/Vv (Qv - Q3)` (V5, third line),
     /// with the volume Vv in m3. Stiff: its eigenvalue is of order -1e6 1/s.
@@ -50,10 +51,23 @@ pub enum SmallVolume {
     },
     /// `pv` from the flow balance `Qv = Q3` (V7): no state, no stiffness.
     QuasiStatic,
+    /// `pv` from a trained surrogate (NARX network or LOLIMOT model) with
+    /// inputs `Qv`, `Q3`, `B(pv)`, `Vv` and `pv` one period earlier: a
+    /// sampled state, held over each sample period (its rate is zero) and
+    /// renewed at the period's end ([`ValveDrive::sample_pv`]).
+    Trained(TrainedVolume),
 }
 
+/// The slot name and the input and output names a weights file for the
+/// small volume must carry (checked when it is loaded).
+pub const PV_SLOT: (&str, [&str; 5], [&str; 1]) = (
+    "valve-drive/pv",
+    ["Qv", "Q3", "B", "Vv", "pv_prev"],
+    ["pv_change"],
+);
+
 /// The pressure-compensated valve drive.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ValveDrive {
     /// Supply pressure, Pa.
     pub ps: f64,
@@ -238,6 +252,40 @@ impl ValveDrive {
         }
     }
 
+    /// The sample period of a trained small volume, s; `None` when `pv`
+    /// follows the physics.
+    pub fn sample_period(&self) -> Option<f64> {
+        match &self.small_volume {
+            SmallVolume::Trained(t) => Some(t.period()),
+            _ => None,
+        }
+    }
+
+    /// The small-volume pressure at the end of a sample period (a trained
+    /// small volume, see [`SmallVolume::Trained`]): the root of
+    /// `pv = S(Qv(pv), Q3(pv), B(pv), Vv, pv_prev)` with the other states
+    /// at `s` and `pv_prev = s[pv]`, the value held over the period. The
+    /// state's own `pv` when the drive has no trained volume.
+    pub fn sample_pv(&self, s: &DriveState) -> f64 {
+        let SmallVolume::Trained(trained) = &self.small_volume else {
+            return s[S::pv];
+        };
+        let lo = self.pt.min(s[S::p1]).min(s[S::p2]).min(self.ps);
+        let hi = self.ps.max(s[S::p1]).max(s[S::p2]);
+        trained.next_pressure(s[S::pv], (lo, hi), |pv| {
+            let (qv, _, dqv) = self.compensator.flow(s[S::K], self.ps, pv);
+            let f = self.valve.flows(s[S::Us], pv, s[S::p1], s[S::p2], self.pt);
+            FlowsAt {
+                q_in: qv,
+                dq_in: dqv,
+                q_out: f.q_p,
+                dq_out: f.partials[2][1],
+                bulk: self.fluid.value(pv),
+                dbulk: self.fluid.derivative(pv),
+            }
+        })
+    }
+
     /// Hydraulic force on the rod, N (positive extending).
     #[inline]
     pub fn force(&self, s: &DriveState) -> f64 {
@@ -363,7 +411,7 @@ impl ValveDrive {
                 dpv[S::p2] = d[3];
                 pv
             }
-            SmallVolume::Dynamic { .. } => {
+            SmallVolume::Dynamic { .. } | SmallVolume::Trained(_) => {
                 dpv[S::pv] = 1.0;
                 s[S::pv]
             }
@@ -394,7 +442,7 @@ impl ValveDrive {
         let n5 = qv - q3;
         let (bv, vv) = match self.small_volume {
             SmallVolume::Dynamic { volume } => (b.value(pv), volume),
-            SmallVolume::QuasiStatic => (0.0, 1.0),
+            SmallVolume::QuasiStatic | SmallVolume::Trained(_) => (0.0, 1.0),
         };
         if let SmallVolume::Dynamic { .. } = self.small_volume {
             e.rates[S::pv] = bv / vv * n5;
@@ -461,7 +509,8 @@ mod tests {
     fn drive(quasi_static: bool) -> ValveDrive {
         let mut p = DriveParams::defaults();
         p.quasi_static = quasi_static;
-        p.drive().unwrap()
+        let folder = fmu_core::ResourceFolder::Unavailable("unit test".into());
+        p.drive(&fmu_core::Context::new(&folder)).unwrap()
     }
 
     fn states() -> Vec<(DriveState, f64, f64, f64)> {

@@ -3,9 +3,11 @@
 //! values of the model description (`MODEL.md`: Ustinov et al. 2022, Table
 //! 2, and the values that replace the paper's garbled ones).
 
-use crate::drive::SmallVolume;
+use crate::drive::{PV_SLOT, SmallVolume};
 use crate::{Carriage, ValveDrive};
+use fmu_core::Context;
 use fmu_core::nalgebra::SVector;
+use hydraulics::trained_volume::TrainedVolume;
 use hydraulics::{
     BulkModulus, Cylinder, DirectionalValve, EndStops, LogBase, LuGre, Opening,
     PressureCompensator, ProportionalSpool,
@@ -74,6 +76,13 @@ fmu_core::parameters! {
         /// Quasi-static small volume (V7): pv from the flow balance Qv = Q3
         /// instead of its stiff pressure equation
         quasi_static: bool = false;
+        /// A trained model in place of the small volume's equation: 0 =
+        /// none (the physics, V5 or V7), 1 = NARX network (seed 000), 2 =
+        /// LOLIMOT local linear model tree (seed 003). 1 and 2 read their
+        /// weights from the FMU's resources (valve-drive-pv-narx.txt,
+        /// valve-drive-pv-lolimot.txt) and renew pv once per their sample
+        /// period: co-simulation only, stepped by whole periods
+        pv_surrogate: int = 0, min 0, max 2;
         /// Use the edge overlaps of Strashnov et al. (2023) (c1, c2 on
         /// Us/u_nom) instead of the symmetric deadband Ud
         valve_overlap: bool = false;
@@ -116,9 +125,45 @@ fmu_core::parameters! {
 }
 
 impl DriveParams {
+    /// The weights files of `pv_surrogate` 1 and 2, in the FMU's
+    /// resources.
+    pub const PV_SURROGATE_FILES: [&str; 2] =
+        ["valve-drive-pv-narx.txt", "valve-drive-pv-lolimot.txt"];
+
+    /// How the small volume's pressure is computed (`quasi_static`,
+    /// `pv_surrogate`); a trained model is read from the FMU's resources
+    /// and checked (checksum, slot, input and output names).
+    fn small_volume(&self, context: &Context) -> Result<SmallVolume, String> {
+        match (self.quasi_static, self.pv_surrogate) {
+            (false, 0) => Ok(SmallVolume::Dynamic { volume: self.Vv }),
+            (true, 0) => Ok(SmallVolume::QuasiStatic),
+            (true, _) => Err(
+                "quasi_static and pv_surrogate both replace the small volume's equation: \
+                 choose one"
+                    .into(),
+            ),
+            (false, k) => {
+                let file = Self::PV_SURROGATE_FILES[(k - 1) as usize];
+                let (slot, inputs, outputs) = PV_SLOT;
+                let model = surrogates::Surrogate::load(
+                    &context.read_resource(file)?,
+                    file,
+                    slot,
+                    &inputs,
+                    &outputs,
+                )?;
+                Ok(SmallVolume::Trained(TrainedVolume {
+                    volume: self.Vv,
+                    model: std::sync::Arc::new(model),
+                }))
+            }
+        }
+    }
+
     /// The drive's elements (V1-V5, V7); an error for values that are
-    /// inconsistent with each other.
-    pub fn drive(&self) -> Result<ValveDrive, String> {
+    /// inconsistent with each other, or for a trained model that is
+    /// missing from the FMU's resources or does not fit.
+    pub fn drive(&self, context: &Context) -> Result<ValveDrive, String> {
         let fluid = BulkModulus {
             e_max: self.Emax,
             p_max: self.pmax,
@@ -169,11 +214,7 @@ impl DriveParams {
                 v_dead_b: self.Vdead,
             },
             fluid,
-            small_volume: if self.quasi_static {
-                SmallVolume::QuasiStatic
-            } else {
-                SmallVolume::Dynamic { volume: self.Vv }
-            },
+            small_volume: self.small_volume(context)?,
             initial: SVector::from([0.0, 0.0, self.K_0, self.p1_0, self.p2_0, self.pv_0]),
         })
     }

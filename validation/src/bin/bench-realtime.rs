@@ -14,6 +14,10 @@
 //!   fixed-cost mode uses for the scenario (validation/scenarios/
 //!   fixed_cost.json),
 //! - explicit RK4 at `h/10` (solver = 3),
+//! - for circuits with trained small volumes (`validation::surrogate_data`):
+//!   explicit RK4 at the surrogates' sample period `T` with the physics, and
+//!   with the NARX network and the LOLIMOT model in place of the small
+//!   volume's equation (seed 000's hybrid),
 //!
 //! with wall time, real-time factor, substeps, rejections, Jacobians, the
 //! `doStep` latencies (median, p99.9, p99.99, worst) and the errors against
@@ -45,6 +49,7 @@ use std::time::Instant;
 use validation::bench::{SolverCounts, common_grid, fewest_passing};
 use validation::cosim::in_repo;
 use validation::fmu3::Fmu3;
+use validation::surrogate_data::{SLOTS, Slot};
 use validation::{Scenario, Trace, max_abs_error, percentile, relative_rms_percent};
 
 /// The circuits and scenarios measured by default.
@@ -126,6 +131,8 @@ struct Config {
     atol: Option<f64>,
     fixed_substeps: i32,
     explicit_step: Option<f64>,
+    /// Further parameters (the surrogate choice).
+    extra: Vec<(&'static str, f64)>,
 }
 
 impl Config {
@@ -137,13 +144,32 @@ impl Config {
             atol: None,
             fixed_substeps: 1,
             explicit_step: None,
+            extra: Vec::new(),
         }
+    }
+
+    /// The rows of a trained small volume: RK4 at the sample period with
+    /// the physics, with the NARX network and with LOLIMOT.
+    fn surrogates(slot: &Slot) -> Vec<Config> {
+        let t = slot.period;
+        let at = format!("{} ms", t * 1e3);
+        let rk4 = |label: String, choice: f64| Config {
+            explicit_step: Some(t),
+            extra: vec![(slot.choice_parameter, choice)],
+            ..Config::new(&label, 3)
+        };
+        vec![
+            rk4(format!("RK4 at {at}, physics"), 0.0),
+            rk4(format!("NARX + RK4 at {at}"), 1.0),
+            rk4(format!("LOLIMOT + RK4 at {at}"), 2.0),
+        ]
     }
 
     fn configs(
         h: f64,
         harness_substeps: Option<i32>,
         tolerances: &[(f64, Option<f64>)],
+        slot: Option<&Slot>,
     ) -> Vec<Config> {
         let mut configs = vec![
             Config::new("Rodas3 (default)", 1),
@@ -198,6 +224,9 @@ impl Config {
                     ..Config::new(&format!("fixed-cost x{n} (harness)"), 5)
                 },
             );
+        }
+        if let Some(slot) = slot {
+            configs.extend(Config::surrogates(slot));
         }
         configs
     }
@@ -277,6 +306,18 @@ impl Circuit {
         Ok(doc["substeps"][&self.key][&step].as_i64().map(|n| n as i32))
     }
 
+    /// The circuit's trained small volume, if its FMU has one.
+    fn slot(&self) -> Option<Slot> {
+        SLOTS.iter().copied().find(|s| {
+            s.model == self.scenario.model
+                && self
+                    .fmu
+                    .description
+                    .variable_by_name(s.choice_parameter)
+                    .is_some()
+        })
+    }
+
     /// Runs one configuration over the whole scenario.
     fn run(&self, c: &Config) -> Result<Run> {
         let fmu = &self.fmu;
@@ -292,6 +333,9 @@ impl Circuit {
         }
         if let Some(step) = c.explicit_step {
             inst.set("explicit_step", step)?;
+        }
+        for &(name, value) in &c.extra {
+            inst.set_any(name, value)?;
         }
         let inputs = &self.scenario.inputs;
         let input_vrs: Vec<u32> = inputs
@@ -455,7 +499,12 @@ fn main() -> Result<()> {
         let mut configs = if args.substeps_only {
             Vec::new()
         } else {
-            Config::configs(circuit.h, circuit.harness_substeps()?, &args.tolerances)
+            Config::configs(
+                circuit.h,
+                circuit.harness_substeps()?,
+                &args.tolerances,
+                circuit.slot().as_ref(),
+            )
         };
         if let Some(only) = &args.only {
             configs.retain(|c| c.label.starts_with(only.as_str()));
