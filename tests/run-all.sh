@@ -162,8 +162,12 @@ run_stage setup "build" build_all
 run_stage test "reliability" reliability
 run_stage test "lints" lints
 run_stage test "rust tests" cargo test --workspace --no-fail-fast --quiet
+# The quick reference check (every trace recomputed and compared, the
+# card's numbers checked; the slow scripts' independent second checks left
+# out: `python -m harness references --check` without --quick runs them,
+# about 10 minutes, see README "Tools and benchmarks").
 run_stage test "reference checks" env PYTHONPATH=validation/python \
-    "$venv/bin/python" -m harness references --check
+    "$venv/bin/python" -m harness references --check --quick
 run_stage test "validation harness" env VALIDATION_SKIP_BUILD=1 \
     bash validation/python/harness/run-validation.sh
 # The same scenarios with the fixed-cost integrator (solver = 5, the

@@ -24,6 +24,12 @@ class Master:
     fmi_versions: tuple[int, ...]  # what the master is expected to run (documentation only)
     build_hint: str = ""  # how to build the program when it is missing
 
+    @property
+    def model_exchange(self) -> bool:
+        """Whether the master imports the FMUs as Model Exchange (its
+        name ends in ``-me``)."""
+        return self.name.endswith("-me")
+
     def missing_program(self) -> str | None:
         """Why the runner cannot be started, or None."""
         program = Path(self.command[0])

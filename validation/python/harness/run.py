@@ -145,6 +145,8 @@ def plan_runs(scenarios: list[Scenario], masters: list[Master], versions: list[i
     for scenario in scenarios:
         for fmi in versions:
             for master in masters:
+                if scenario.co_simulation_only and master.model_exchange:
+                    continue
                 for step in scenario.step_sizes:
                     folder = out / "results" / scenario.model / scenario.name / f"fmi{fmi}" / master.name / step_label(step)
                     tasks.append(RunTask(scenario, fmi, master, step, fmu_path(dist, scenario.model, fmi), folder,
@@ -285,6 +287,10 @@ def run_all(scenarios: list[Scenario], masters: list[Master], versions: list[int
     out.mkdir(parents=True, exist_ok=True)
     runnable = []
     for scenario in scenarios:
+        if mode not in scenario.solver_modes:
+            print(f"not in this mode: {scenario.key} (its parameters choose the integrator; it runs in the "
+                  f"{', '.join(scenario.solver_modes)} mode)", flush=True)
+            continue
         try:
             for step in scenario.step_sizes:
                 mode_settings(scenario, step, fixed_cost, ahead)

@@ -82,6 +82,10 @@ class Options:
     rel_tol: float | None
 
 
+# The harness's solver modes (`run --solver-mode`).
+SOLVER_MODES = ("adaptive", "fixed", "ahead")
+
+
 @dataclass
 class Scenario:
     """One scenario of one model, read from its folder."""
@@ -100,6 +104,14 @@ class Scenario:
     analytic: list[AnalyticCheck] = field(default_factory=list)
     crosscheck_file: Path | None = None
     generated_by: str | None = None
+    # A scenario whose parameters choose a co-simulation-only feature (a
+    # trained surrogate that updates once per sample period): Model
+    # Exchange masters do not run it.
+    co_simulation_only: bool = False
+    # The harness's solver modes that run the scenario; one whose
+    # parameters choose the integrator itself runs in "adaptive" (no
+    # override) only.
+    solver_modes: tuple[str, ...] = SOLVER_MODES
 
     @property
     def key(self) -> str:
@@ -194,6 +206,13 @@ def load_scenario(folder: Path) -> Scenario:
             raise ScenarioError(f"{spec_path}: analytic entry {entry!r} needs rel_tol or abs_tol")
         analytic.append(check)
 
+    co_simulation_only = spec.get("co_simulation_only", False)
+    if not isinstance(co_simulation_only, bool):
+        raise ScenarioError(f"{spec_path}: co_simulation_only must be true or false")
+    solver_modes = spec.get("solver_modes", list(SOLVER_MODES))
+    if not (isinstance(solver_modes, list) and solver_modes and all(m in SOLVER_MODES for m in solver_modes)):
+        raise ScenarioError(f"{spec_path}: solver_modes must be a non-empty list of {SOLVER_MODES}")
+
     crosscheck = spec.get("crosscheck")
     return Scenario(
         model=model,
@@ -210,6 +229,8 @@ def load_scenario(folder: Path) -> Scenario:
         analytic=analytic,
         crosscheck_file=None if crosscheck is None else folder / crosscheck,
         generated_by=spec.get("generated_by"),
+        co_simulation_only=co_simulation_only,
+        solver_modes=tuple(solver_modes),
     )
 
 

@@ -12,6 +12,7 @@ folder themselves).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -245,3 +246,42 @@ def scenario_json(model: str, name: str, description: str, parameters: dict, sig
         "note": note,
         "analytic": analytic,
     }
+
+
+# The trained small-volume models an FMU can put in place of its stiff
+# pressure equation (MODEL.md of the circuit): parameter value and name.
+SURROGATE_KINDS = {"narx": (1, "NARX network"), "lolimot": (2, "LOLIMOT local linear model tree")}
+
+
+def surrogate_scenario_files(base: dict, kind: str, choice_parameter: str, period: float,
+                             signals: dict, reached: str) -> tuple[str, dict[str, str]]:
+    """The scenario folder (name, files) that runs the scenario ``base`` (a
+    scenario.json document) with a trained surrogate: the same inputs and
+    reference (``../<base>/`` files), the surrogate chosen by
+    ``choice_parameter``, explicit RK4 at its sample period ``period``,
+    the bounds ``signals`` (what the surrogate reaches, with a margin; the
+    sentence ``reached`` says so). Co-simulation only (the surrogate
+    updates once per period), in the harness's adaptive mode only (the
+    parameters choose the integrator)."""
+    number, title = SURROGATE_KINDS[kind]
+    name = f"{base['scenario']}_{kind}"
+    doc = dict(base)
+    doc["scenario"] = name
+    doc["description"] = (
+        f"{base['description']} With the trained {title} in place of the small volume's pressure equation "
+        f"({choice_parameter} = {number}), explicit RK4 at its sample period {period:g} s."
+    )
+    doc["parameters"] = {**base["parameters"], choice_parameter: number, "solver": 3, "explicit_step": period}
+    for key in ("inputs", "reference", "options"):
+        doc[key] = f"../{base['scenario']}/{base[key]}"
+    doc["signals"] = signals
+    doc["analytic"] = []
+    doc["co_simulation_only"] = True
+    doc["solver_modes"] = ["adaptive"]
+    doc["note"] = (
+        "The reference, inputs and error measures of the scenario " + base["scenario"] + ". " + reached
+        + " The surrogate updates the pressure once per sample period, so Model Exchange masters do not run this "
+        "scenario, and its parameters choose the integrator, so the harness's fixed-cost and stepping-ahead modes "
+        "skip it. Weights: the FMU's resources folder, trained by `train-surrogates` (README)."
+    )
+    return name, {"scenario.json": json.dumps(doc, indent=2) + "\n"}

@@ -101,6 +101,10 @@ struct Args {
     /// default is 1e-6); may be repeated.
     #[arg(long = "tol", value_parser = parse_tolerances)]
     tolerances: Vec<(f64, Option<f64>)>,
+    /// Under each row, every signal's relative RMS and largest absolute
+    /// error against the reference.
+    #[arg(long)]
+    errors: bool,
 }
 
 /// `RTOL` or `RTOL/ATOL`, both positive.
@@ -306,15 +310,14 @@ impl Circuit {
         Ok(doc["substeps"][&self.key][&step].as_i64().map(|n| n as i32))
     }
 
-    /// The circuit's trained small volume, if its FMU has one.
+    /// The circuit's trained small volume, if its FMU has one (the valve
+    /// drive's is in ValveCylinder and ValveActuator).
     fn slot(&self) -> Option<Slot> {
         SLOTS.iter().copied().find(|s| {
-            s.model == self.scenario.model
-                && self
-                    .fmu
-                    .description
-                    .variable_by_name(s.choice_parameter)
-                    .is_some()
+            self.fmu
+                .description
+                .variable_by_name(s.choice_parameter)
+                .is_some()
         })
     }
 
@@ -585,6 +588,15 @@ fn main() -> Result<()> {
                 signal,
                 verdict
             );
+            if args.errors {
+                let each: Vec<String> = circuit
+                    .scenario
+                    .signal_names()
+                    .zip(&run.errors)
+                    .map(|(name, (rms, max))| format!("{name} {rms:.3} % (max {max:.3e})"))
+                    .collect();
+                println!("    errors: {}", each.join(", "));
+            }
         }
         if args.substeps || args.substeps_only {
             let fewest = fewest_passing(1024, |n| {

@@ -62,7 +62,20 @@ struct Args {
     /// resources folders.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Also write each slot's data set into this folder as
+    /// `<stem>-data.csv`: the set of each sample (train, validation, test:
+    /// the split the training used), its inputs, its target and each
+    /// trained model's prediction (for the independent cross-check
+    /// validation/python/tools/surrogate_crosscheck.py).
+    #[arg(long)]
+    export: Option<PathBuf>,
 }
+
+/// The split the trainers use (their default block length and fractions,
+/// this seed).
+const BLOCK: usize = 500;
+const TRAIN_FRACTION: f64 = 0.7;
+const VALIDATION_FRACTION: f64 = 0.15;
 
 fn main() -> Result<()> {
     let args = Args::parse();
@@ -108,6 +121,7 @@ fn main() -> Result<()> {
             data.len(),
             started.elapsed().as_secs_f64()
         );
+        let mut predictions: Vec<(String, Vec<f64>)> = Vec::new();
         for kind in &kinds {
             let mut model = match *kind {
                 "narx" => narx(&data, &args)?,
@@ -147,6 +161,21 @@ fn main() -> Result<()> {
                 println!("{}: written ({} bytes)", path.display(), text.len());
             }
             println!("  {note}");
+            if args.export.is_some() {
+                let mut out = [0.0];
+                let column = (0..data.len())
+                    .map(|s| {
+                        model.eval(data.input(s), &mut out);
+                        out[0]
+                    })
+                    .collect();
+                predictions.push((kind.to_string(), column));
+            }
+        }
+        if let Some(folder) = &args.export {
+            let path = folder.join(format!("{}-data.csv", slot.file_stem));
+            export(&path, &data, &predictions, args.seed)?;
+            println!("{}: data set written", path.display());
         }
     }
     if !differs.is_empty() {
@@ -171,12 +200,56 @@ fn dataset(slot: &Slot, samples: &Samples, max: usize) -> Result<Dataset> {
         .map_err(anyhow::Error::msg)
 }
 
+/// Writes the data set with the split and the models' predictions.
+fn export(
+    path: &std::path::Path,
+    data: &Dataset,
+    predictions: &[(String, Vec<f64>)],
+    seed: u64,
+) -> Result<()> {
+    let split =
+        surrogates::split_blocks(data.len(), BLOCK, TRAIN_FRACTION, VALIDATION_FRACTION, seed)
+            .map_err(anyhow::Error::msg)?;
+    let mut set = vec![""; data.len()];
+    for (name, indices) in [
+        ("train", &split.train),
+        ("validation", &split.validation),
+        ("test", &split.test),
+    ] {
+        for &i in indices {
+            set[i] = name;
+        }
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
+    let mut header = vec!["set".to_string()];
+    header.extend(data.input_names().iter().cloned());
+    header.extend(data.output_names().iter().cloned());
+    header.extend(predictions.iter().map(|(kind, _)| kind.clone()));
+    w.write_record(&header)?;
+    for s in 0..data.len() {
+        let mut row = vec![set[s].to_string()];
+        row.extend(data.input(s).iter().map(|v| format!("{v:?}")));
+        row.extend(data.target(s).iter().map(|v| format!("{v:?}")));
+        row.extend(predictions.iter().map(|(_, p)| format!("{:?}", p[s])));
+        w.write_record(&row)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
 /// Seed 000's NARX network: two hidden layers of sigmoid neurons.
 fn narx(data: &Dataset, args: &Args) -> Result<Surrogate> {
     let config = MlpConfig {
         hidden: args.hidden.clone(),
         seed: args.seed,
         split_seed: args.seed,
+        block: BLOCK,
+        train_fraction: TRAIN_FRACTION,
+        validation_fraction: VALIDATION_FRACTION,
         max_epochs: args.epochs,
         patience: 10,
         batch_size: 64,
@@ -206,6 +279,9 @@ fn lolimot(data: &Dataset, args: &Args) -> Result<Surrogate> {
         max_models: args.models,
         seed: args.seed,
         split_seed: args.seed,
+        block: BLOCK,
+        train_fraction: TRAIN_FRACTION,
+        validation_fraction: VALIDATION_FRACTION,
         verbose: true,
         ..LolimotConfig::default()
     };
