@@ -167,7 +167,32 @@ def test_scenario_extra_step_sizes_and_analytic_checks(tmp_path):
     assert scenario.analytic[0].tolerance() == pytest.approx(2e-6)
 
 
+def test_co_simulation_only_scenarios_skip_model_exchange_masters_and_other_solver_modes(tmp_path, capsys):
+    from harness.run import plan_runs, run_all
+
+    plain = load_scenario(write_scenario(tmp_path / "M" / "plain"))
+    trained = load_scenario(write_scenario(tmp_path / "M" / "trained", co_simulation_only=True,
+                                           solver_modes=["adaptive"]))
+    assert (plain.co_simulation_only, plain.solver_modes) == (False, ("adaptive", "fixed", "ahead"))
+    assert (trained.co_simulation_only, trained.solver_modes) == (True, ("adaptive",))
+    masters = default_masters()
+    assert {m.name for m in masters if m.model_exchange} == {"fmi-rs-me"}
+    tasks = plan_runs([plain, trained], masters, [3], tmp_path / "dist", tmp_path / "out")
+    ran = {(t.scenario.name, t.master.name) for t in tasks}
+    assert ("plain", "fmi-rs-me") in ran and ("trained", "fmi-rs") in ran
+    assert ("trained", "fmi-rs-me") not in ran
+    # In the stepping-ahead mode the scenario that chooses its integrator
+    # is left out with a line saying so (here nothing else runs: no FMUs).
+    summary = run_all([trained], [], [3], tmp_path / "dist", tmp_path / "out2", jobs=1, timeout=10.0,
+                      problems=[], checkers=False, ahead=True)
+    assert "not in this mode: M/trained" in capsys.readouterr().out
+    assert summary is not None
+
+
 @pytest.mark.parametrize("spec", [
+    {"co_simulation_only": "yes"},
+    {"solver_modes": ["fast"]},
+    {"solver_modes": []},
     {"interpolation": "cubic"},
     {"signals": {}},
     {"signals": {"y": {"rel_rms_percent": 1.0}}},

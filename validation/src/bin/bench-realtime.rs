@@ -15,9 +15,9 @@
 //!   fixed_cost.json),
 //! - explicit RK4 at `h/10` (solver = 3),
 //! - for circuits with trained small volumes (`validation::surrogate_data`):
-//!   explicit RK4 at the surrogates' sample period `T` with the physics, and
-//!   with the NARX network and the LOLIMOT model in place of the small
-//!   volume's equation (seed 000's hybrid),
+//!   explicit Euler and RK4 at the surrogates' sample period `T` with the
+//!   physics, and RK4 with the NARX network and the LOLIMOT model in place
+//!   of the small volume's equation (seed 000's hybrid),
 //!
 //! with wall time, real-time factor, substeps, rejections, Jacobians, the
 //! `doStep` latencies (median, p99.9, p99.99, worst) and the errors against
@@ -152,8 +152,9 @@ impl Config {
         }
     }
 
-    /// The rows of a trained small volume: RK4 at the sample period with
-    /// the physics, with the NARX network and with LOLIMOT.
+    /// The rows of a trained small volume: explicit Euler (the seeds'
+    /// method) and RK4 at the sample period with the physics, RK4 with the
+    /// NARX network and with LOLIMOT.
     fn surrogates(slot: &Slot) -> Vec<Config> {
         let t = slot.period;
         let at = format!("{} ms", t * 1e3);
@@ -163,6 +164,10 @@ impl Config {
             ..Config::new(&label, 3)
         };
         vec![
+            Config {
+                explicit_step: Some(t),
+                ..Config::new(&format!("Euler at {at}, physics"), 2)
+            },
             rk4(format!("RK4 at {at}, physics"), 0.0),
             rk4(format!("NARX + RK4 at {at}"), 1.0),
             rk4(format!("LOLIMOT + RK4 at {at}"), 2.0),
@@ -593,7 +598,7 @@ fn main() -> Result<()> {
                     .scenario
                     .signal_names()
                     .zip(&run.errors)
-                    .map(|(name, (rms, max))| format!("{name} {rms:.3} % (max {max:.3e})"))
+                    .map(|(name, (rms, max))| format!("{name} {rms:.2e} % (max {max:.2e})"))
                     .collect();
                 println!("    errors: {}", each.join(", "));
             }
