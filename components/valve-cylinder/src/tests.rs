@@ -25,7 +25,7 @@ fn table_follows_core_conventions_and_validates() {
     );
     // The hydraulic group, then the carriage group.
     assert_eq!(names[14], "ps");
-    assert_eq!(names[14 + 32], "m");
+    assert_eq!(names[14 + 33], "m");
 }
 
 #[test]
