@@ -38,8 +38,7 @@ pub struct Slot {
     pub output: &'static str,
     /// The FMU outputs that are the in-flow, the out-flow and the pressure.
     pub signals: [&'static str; 3],
-    /// The FMU parameter that is the volume, and the parameter that
-    /// chooses the surrogate.
+    /// The FMU parameter that is the volume.
     pub volume_parameter: &'static str,
     /// The FMU parameter that chooses the surrogate (0 physics, 1 NARX, 2
     /// LOLIMOT).
