@@ -874,6 +874,13 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         Ok(())
     }
 
+    /// The sample period of the configured model's sampled part, s (a
+    /// trained surrogate; see [`Model::sample_period`]), if it has one:
+    /// communication steps must be whole numbers of it.
+    pub fn sample_period(&self) -> Option<f64> {
+        self.model.sample_period()
+    }
+
     /// Configures the model from the parameter values in `values`, checked
     /// (see [`build_model`]).
     fn configure(&self, values: &Values) -> Result<M, String> {

@@ -307,6 +307,13 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
     /// [`OdeSystem::sample`]): overwrite the sampled states of `x`.
     fn sample(&self, _u: &Self::Inputs, _x: &mut SVector<f64, N>) {}
 
+    /// Whether every state is sampled (see [`OdeSystem::sampled_only`]): a
+    /// whole circuit replaced by a discrete-time surrogate. `false` (the
+    /// default).
+    fn sampled_only(&self) -> bool {
+        false
+    }
+
     /// The analytic partial derivatives of the rates with respect to every
     /// input, one column per input in the table's order (`input::name`),
     /// into `columns`; `false` (the default) makes fmu-core use central
@@ -399,6 +406,10 @@ impl<M: Model<N>, const N: usize> OdeSystem<N> for WithInputs<'_, M, N> {
 
     fn sample(&self, x: &mut SVector<f64, N>) {
         self.model.sample(self.inputs, x);
+    }
+
+    fn sampled_only(&self) -> bool {
+        self.model.sampled_only()
     }
 }
 

@@ -106,6 +106,13 @@ pub trait OdeSystem<const N: usize> {
     /// the state the continuous part reached with the sampled states held,
     /// and leaves with the sampled states' new values.
     fn sample(&self, _x: &mut SVector<f64, N>) {}
+
+    /// Whether every state is sampled (all rates zero): the integrator is
+    /// then skipped and each period costs one [`OdeSystem::sample`] only.
+    /// `false` (the default).
+    fn sampled_only(&self) -> bool {
+        false
+    }
 }
 
 /// The most switching functions ([`OdeSystem::switch_count`]) the
@@ -560,9 +567,13 @@ fn advance_sampled<S: OdeSystem<N>, const N: usize>(
     if inner.method == Method::RosenbrockWAhead {
         inner.method = Method::RosenbrockW;
     }
+    let continuous = !sys.sampled_only();
     for k in 0..n as u64 {
         let start = k as f64 * period;
-        advance_continuous(sys, x, period, &inner, carried, stats).map_err(|e| e.later(start))?;
+        if continuous {
+            advance_continuous(sys, x, period, &inner, carried, stats)
+                .map_err(|e| e.later(start))?;
+        }
         sys.sample(x);
         if !x.iter().all(|v| v.is_finite()) {
             return Err(SolverError::NotFinite { t: start + period });
@@ -1430,6 +1441,51 @@ mod sampled_tests {
                 1e-7
             };
             assert!((x - want).abs().max() < tol, "{method:?}: {x} vs {want}");
+        }
+    }
+
+    /// A wholly sampled system: `x <- A x` once per 0.1 s, no rates.
+    struct SampledOnly;
+    impl OdeSystem<2> for SampledOnly {
+        fn rhs(&self, _x: &Vector2<f64>) -> Vector2<f64> {
+            Vector2::zeros()
+        }
+        fn sample_period(&self) -> Option<f64> {
+            Some(0.1)
+        }
+        fn sample(&self, x: &mut Vector2<f64>) {
+            *x = Vector2::new(0.9 * x[0] + 0.1 * x[1], x[0] - 0.5 * x[1]);
+        }
+        fn sampled_only(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_wholly_sampled_system_costs_one_sample_per_period_and_no_solver_work() {
+        for method in [Method::Rodas3, Method::Rk4, Method::FixedCost] {
+            let settings = SolverSettings {
+                method,
+                ..Default::default()
+            };
+            let mut x = Vector2::new(1.0, 2.0);
+            let mut want = x;
+            let mut stats = Stats::default();
+            advance(
+                &SampledOnly,
+                &mut x,
+                0.5,
+                &settings,
+                &mut Carried::default(),
+                &mut stats,
+            )
+            .unwrap();
+            for _ in 0..5 {
+                SampledOnly.sample(&mut want);
+            }
+            assert_eq!(x, want, "{method:?}");
+            assert_eq!(stats.rhs_evals, 0, "{method:?}: {stats:?}");
+            assert_eq!(stats.accepted, 0, "{method:?}: {stats:?}");
         }
     }
 

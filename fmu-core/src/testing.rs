@@ -40,7 +40,6 @@ pub fn check_no_allocation_configured<M: Model<N>, const N: usize>(
         .collect();
     assert_eq!(inputs.len(), <M::Inputs as Record>::LEN);
     let (input_vrs, input_values): (Vec<u32>, Vec<f64>) = inputs.into_iter().unzip();
-    let step = M::INFO.step_size;
     for (method, steps) in [(1.0, 200), (2.0, 10), (3.0, 10)] {
         let folder = match resources {
             Some(path) => ResourceFolder::Found(path.to_path_buf()),
@@ -58,7 +57,12 @@ pub fn check_no_allocation_configured<M: Model<N>, const N: usize>(
             );
         };
         set(&mut inst, "solver", method, ValueType::Integer);
-        set(&mut inst, "explicit_step", step / 20.0, ValueType::Real);
+        set(
+            &mut inst,
+            "explicit_step",
+            M::INFO.step_size / 20.0,
+            ValueType::Real,
+        );
         for &(name, value) in parameters {
             let kind = match desc.variable_by_name(name).map(|v| &v.kind) {
                 Some(model_description::VariableType::Integer { .. }) => ValueType::Integer,
@@ -68,6 +72,12 @@ pub fn check_no_allocation_configured<M: Model<N>, const N: usize>(
             };
             set(&mut inst, name, value, kind);
         }
+        // The default step, or a whole number of a sampled surrogate's
+        // periods.
+        let step = match inst.sample_period() {
+            Some(period) => (M::INFO.step_size / period).ceil().max(1.0) * period,
+            None => M::INFO.step_size,
+        };
         assert_eq!(inst.setup_experiment(f, None, 0.0, None), Ok(()));
         assert_eq!(inst.enter_initialization_mode(f), Ok(()));
         assert_eq!(inst.exit_initialization_mode(f), Ok(()));

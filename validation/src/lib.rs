@@ -6,6 +6,7 @@
 //! display units ([`units`]), plots ([`plot`]) and the benchmarks' verdicts
 //! ([`bench`]).
 
+pub mod actuator_data;
 pub mod bench;
 pub mod cosim;
 pub mod estimator;

@@ -5,7 +5,7 @@
 
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Clamp, Context, Known, Model};
-use valve_drive::{DriveParams, DriveStates, ValveDrive};
+use valve_drive::{DriveParams, DriveStates, TrainedActuator, ValveDrive};
 
 fmu_core::circuit! {
     model ValveActuator {
@@ -50,10 +50,57 @@ fmu_core::circuit! {
         /// Flow from the valve to the tank (Q3 - Q1 + Q2: the valve holds no volume)
         QT: ["m3/s" => "L/min"];
     }
-    parameters Params {}
+    parameters Params {
+        /// The whole actuator from a trained model for hardware-in-the-loop
+        /// use (V9): 0 = the physics, 1 = a network, 2 = a LOLIMOT tree
+        /// (the spool exact, the valve flows and pv from the trained
+        /// correction of a physics baseline, the chambers by their
+        /// balance), one fixed-cost update per 10 ms. Reads its weights
+        /// from the FMU's resources (valve-actuator-hil-narx.txt,
+        /// valve-actuator-hil-lolimot.txt); co-simulation only, stepped by
+        /// whole periods; trained for the default valve, compensator and
+        /// supply
+        actuator_surrogate: int = 0, min 0, max 2;
+    }
     groups {
         /// The hydraulics
         hydraulics: DriveParams,
+    }
+}
+
+impl ValveActuator {
+    /// The weights files of `actuator_surrogate` 1 and 2, in the FMU's
+    /// resources.
+    pub const ACTUATOR_SURROGATE_FILES: [&str; 2] = [
+        "valve-actuator-hil-narx.txt",
+        "valve-actuator-hil-lolimot.txt",
+    ];
+
+    /// The whole-actuator surrogate (V9), its weights read from the
+    /// resources and checked; refused with the options that change what
+    /// the model was trained on or that replace the same equations.
+    fn trained_actuator(
+        p: &Params,
+        drive: &ValveDrive,
+        context: &Context,
+    ) -> Result<TrainedActuator, String> {
+        let h = &p.hydraulics;
+        if h.pv_surrogate != 0 || h.quasi_static {
+            return Err(
+                "actuator_surrogate replaces the whole drive, the small volume \
+                        included: leave pv_surrogate = 0 and quasi_static = false"
+                    .into(),
+            );
+        }
+        if h.valve_overlap {
+            return Err(
+                "actuator_surrogate was trained on the deadband valve: it cannot \
+                        stand in for the overlap option (valve_overlap = false)"
+                    .into(),
+            );
+        }
+        let file = Self::ACTUATOR_SURROGATE_FILES[(p.actuator_surrogate - 1) as usize];
+        TrainedActuator::load(drive, context, file)
     }
 }
 
@@ -61,6 +108,8 @@ fmu_core::circuit! {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValveActuator {
     drive: ValveDrive,
+    /// The whole-actuator surrogate (`actuator_surrogate = 1`).
+    trained: Option<TrainedActuator>,
     /// The compensator's clamped throttle coefficient.
     clamps: [Clamp; 1],
 }
@@ -83,7 +132,15 @@ impl Model<NX> for ValveActuator {
     fn configure(p: &Params, context: &Context) -> Result<Self, String> {
         let drive = p.hydraulics.drive(context)?;
         let clamps = [drive.throttle_clamp(state::drive.index(DriveStates::K))];
-        Ok(ValveActuator { drive, clamps })
+        let trained = match p.actuator_surrogate {
+            0 => None,
+            _ => Some(Self::trained_actuator(p, &drive, context)?),
+        };
+        Ok(ValveActuator {
+            drive,
+            trained,
+            clamps,
+        })
     }
 
     fn clamps(&self) -> &[Clamp] {
@@ -110,19 +167,37 @@ impl Model<NX> for ValveActuator {
         x
     }
 
-    /// A trained small volume's sample period (`pv_surrogate`).
+    /// The sample period of the whole-actuator surrogate
+    /// (`actuator_surrogate`) or of a trained small volume (`pv_surrogate`).
     fn sample_period(&self) -> Option<f64> {
-        self.drive.sample_period()
+        match &self.trained {
+            Some(t) => Some(t.period()),
+            None => self.drive.sample_period(),
+        }
     }
 
-    /// The trained small volume's pv at the end of a period.
-    fn sample(&self, _u: &Inputs, x: &mut SVector<f64, NX>) {
-        x[state::drive.index(DriveStates::pv)] = self.drive.sample_pv(&state::drive.read(x));
+    /// One period of the whole-actuator surrogate (V9), or the trained
+    /// small volume's pv at the end of a period (V8).
+    fn sample(&self, u: &Inputs, x: &mut SVector<f64, NX>) {
+        let s = state::drive.read(x);
+        match &self.trained {
+            Some(t) => state::drive.write(x, &t.step(&self.drive, u.U, &s, u.x, u.v)),
+            None => x[state::drive.index(DriveStates::pv)] = self.drive.sample_pv(&s),
+        }
     }
 
-    /// V1-V5 with the rod position and velocity from the inputs.
+    /// With the whole-actuator surrogate every state is sampled.
+    fn sampled_only(&self) -> bool {
+        self.trained.is_some()
+    }
+
+    /// V1-V5 with the rod position and velocity from the inputs (zero with
+    /// the whole-actuator surrogate: its states change only at samples).
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
         let mut dx = SVector::zeros();
+        if self.trained.is_some() {
+            return dx;
+        }
         let rates = self.drive.rates(u.U, &state::drive.read(x), u.x, u.v).rates;
         state::drive.write(&mut dx, &rates);
         dx
@@ -140,6 +215,10 @@ impl Model<NX> for ValveActuator {
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
         use fmu_core::BlockJacobian;
+        if self.trained.is_some() {
+            j.fill(0.0);
+            return (SVector::zeros(), true);
+        }
         let e = self.drive.eval(u.U, &state::drive.read(x), u.x, u.v);
         let mut dx = SVector::zeros();
         state::drive.write(&mut dx, &e.rates);
@@ -152,7 +231,9 @@ impl Model<NX> for ValveActuator {
         let d = self.drive.rates(u.U, &s, u.x, u.v);
         out.F = self.drive.force(&s);
         out.pv = d.pv;
-        out.Qv = d.qv;
+        // The whole-actuator surrogate holds no throttle state: the small
+        // volume is balanced at its samples (Qv = Q3).
+        out.Qv = if self.trained.is_some() { d.q3 } else { d.qv };
         out.Q1 = d.q1;
         out.Q2 = d.q2;
         out.Q3 = d.q3;
@@ -180,6 +261,9 @@ impl Model<NX> for ValveActuator {
 }
 
 fmu_core::export_fmu!(ValveActuator);
+
+#[cfg(test)]
+mod hil_tests;
 
 #[cfg(test)]
 mod tests {

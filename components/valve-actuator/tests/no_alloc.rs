@@ -1,8 +1,32 @@
 //! `doStep` and the input setters allocate nothing on the heap, with every
-//! integrator, with the physics and with each trained model of pv.
+//! integrator, with the physics, with each trained model of pv and with
+//! each whole-actuator model.
+
+/// The FMU's resources folder: the valve drive's trained small volumes and
+/// this crate's whole-actuator models, merged as the FMU carries them.
+fn resources() -> std::path::PathBuf {
+    let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("valve-actuator-no-alloc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for folder in [
+        crate_dir.join("resources"),
+        crate_dir.join("../valve-drive/resources"),
+    ] {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    dir
+}
 
 fmu_core::no_allocation_test!(
     valve_actuator::ValveActuator,
-    resources = &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../valve-drive/resources"),
-    configurations = [&[("pv_surrogate", 1.0)], &[("pv_surrogate", 2.0)]]
+    resources = &resources(),
+    configurations = [
+        &[("pv_surrogate", 1.0)],
+        &[("pv_surrogate", 2.0)],
+        &[("actuator_surrogate", 1.0)],
+        &[("actuator_surrogate", 2.0)]
+    ]
 );

@@ -8,10 +8,12 @@
 pub mod carriage;
 pub mod drive;
 pub mod params;
+pub mod trained_actuator;
 
 pub use carriage::{Carriage, CarriageEval, CarriageState, CarriageStates};
 pub use drive::{DriveEval, DriveState, DriveStates, SmallVolume, ValveDrive};
 pub use params::{CarriageParams, DriveParams};
+pub use trained_actuator::{ACTUATOR_SLOT, SpoolStep, TrainedActuator};
 
 use fmu_core::model_description::{Side, Terminal};
 

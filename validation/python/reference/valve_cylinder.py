@@ -1687,6 +1687,72 @@ def report_actuator(res: dict, args, checks: Checks, out_root: Path) -> None:
     write_or_compare(checks, args.check, name, out_root / ACTUATOR_MODEL / name, files, trace_ok, exact=args.exact)
     if name in SURROGATE_SCENARIOS:
         write_surrogate_scenarios(checks, args, out_root / ACTUATOR_MODEL, files["scenario.json"], trace_ok)
+    if name in WHOLE_ACTUATOR_SCENARIOS:
+        write_whole_actuator_scenarios(checks, args, out_root / ACTUATOR_MODEL, files, trace_ok)
+
+
+# The scenarios run with the whole-actuator surrogates (actuator_surrogate 1
+# and 2, MODEL.md V9): one update per 10 ms, so the harness runs them at
+# that step only. What the shipped models reach there (bench-realtime
+# --circuit ValveActuator/random_motion@0.01 --errors), which the bounds
+# follow with a margin: F, p1, p2 within the physics' 1 %; pv, which the
+# models renew from a settled-compensator baseline and misses most where the
+# valve switches, at 5 % (largest errors 13 bar, at switching).
+WHOLE_ACTUATOR_SCENARIOS = ("random_motion",)
+WHOLE_ACTUATOR_KINDS = {"hil_narx": (1, "whole-actuator network"), "hil_lolimot": (2, "whole-actuator LOLIMOT tree")}
+WHOLE_ACTUATOR_REACHED = (
+    "Measured when the models were trained (bench-realtime --circuit ValveActuator/random_motion@0.01 --errors, "
+    "relative RMS, largest error): network F 0.50 % (37 N), p1 0.27 %, p2 0.32 %, pv 3.3 % (12.6 bar); LOLIMOT F "
+    "0.32 % (20 N), p1 0.17 %, p2 0.11 %, pv 2.6 % (11.8 bar)."
+)
+WHOLE_ACTUATOR_SIGNALS = {
+    "F": {"rel_rms_percent": 1.0, "max_abs": 580.0, "band_outside_percent": 0.2},
+    "p1": {"rel_rms_percent": 1.0, "max_abs": 650000.0, "band_outside_percent": 0.2},
+    "p2": {"rel_rms_percent": 1.0, "max_abs": 400000.0, "band_outside_percent": 0.2},
+    "pv": {"rel_rms_percent": 5.0, "max_abs": 2.0e6, "band_outside_percent": 5.0},
+}
+
+
+def write_whole_actuator_scenarios(checks: Checks, args, model_root: Path, base_files: dict[str, str],
+                                   trace_ok: bool) -> None:
+    """The scenario folders that run a base ValveActuator scenario (its
+    files ``base_files``) with each whole-actuator surrogate: the same inputs
+    and reference (``../<base>/``), at the models' 10 ms period only (their
+    own options file says so: the harness runs the options' step and the
+    scenario's step_sizes), co-simulation only, the bounds they reach with a
+    margin."""
+    base = json.loads(base_files["scenario.json"])
+    opt_name = f"{ACTUATOR_MODEL}_ref.opt"
+    opt = "".join(
+        "StepSize, 0.01\n" if line.startswith("StepSize,") else line + "\n"
+        for line in base_files[opt_name].splitlines()
+    )
+    for kind, (number, title) in WHOLE_ACTUATOR_KINDS.items():
+        name = f"{base['scenario']}_{kind}"
+        doc = dict(base)
+        doc["scenario"] = name
+        doc["description"] = (
+            f"{base['description']} With the trained {title} in place of the whole drive (actuator_surrogate = "
+            f"{number}): one fixed-cost update per 10 ms, the communication step."
+        )
+        doc["step_sizes"] = [0.01]
+        doc["parameters"] = {**base["parameters"], "actuator_surrogate": number}
+        for key in ("inputs", "reference"):
+            doc[key] = f"../{base['scenario']}/{base[key]}"
+        doc["options"] = opt_name
+        doc["signals"] = WHOLE_ACTUATOR_SIGNALS
+        doc["analytic"] = []
+        doc["co_simulation_only"] = True
+        doc["solver_modes"] = ["adaptive"]
+        doc["note"] = (
+            "The reference, inputs and error measures of the scenario " + base["scenario"] + ", which the models "
+            "never trained on (their data are generated runs of other random commands). " + WHOLE_ACTUATOR_REACHED
+            + " The model renews the whole drive once per 10 ms, so Model Exchange masters do not run this "
+            "scenario, nor do the harness's fixed-cost and stepping-ahead modes (no integrator runs). Weights: the "
+            "FMU's resources folder, trained by `train-surrogates` (README)."
+        )
+        files = {"scenario.json": json.dumps(doc, indent=2) + "\n", opt_name: opt}
+        write_or_compare(checks, args.check, name, model_root / name, files, trace_ok, exact=args.exact)
 
 
 # --------------------------------------------------------------------------

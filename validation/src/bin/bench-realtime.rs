@@ -18,6 +18,12 @@
 //!   explicit Euler and RK4 at the surrogates' sample period `T` with the
 //!   physics, and RK4 with the NARX network and the LOLIMOT model in place
 //!   of the small volume's equation (seed 000's hybrid),
+//! - for the ValveActuator, its whole-actuator surrogates
+//!   (`actuator_surrogate` 1 and 2, V9: one fixed-cost update per 10 ms),
+//!   measured at a 10 ms communication step (`ValveActuator/random_motion@0.01`)
+//!   beside the integrators of the physics at the same step; their rows
+//!   are judged by the physics scenario's bounds (pv's 1 % is beyond
+//!   them: the harness scenarios `random_motion_hil_*` state theirs),
 //!
 //! with wall time, real-time factor, substeps, rejections, Jacobians, the
 //! `doStep` latencies (median, p99.9, p99.99, worst) and the errors against
@@ -52,8 +58,9 @@ use validation::fmu3::Fmu3;
 use validation::surrogate_data::{SLOTS, Slot};
 use validation::{Scenario, Trace, max_abs_error, percentile, relative_rms_percent};
 
-/// The circuits and scenarios measured by default.
-const CIRCUITS: [&str; 8] = [
+/// The circuits and scenarios measured by default (`@h`: at communication
+/// step `h` s instead of the scenario's smallest).
+const CIRCUITS: [&str; 9] = [
     "OrificeChain/startup",
     "ValveCylinder/random",
     "HoseG/step_n1",
@@ -62,6 +69,7 @@ const CIRCUITS: [&str; 8] = [
     "HoseZ/impulse_n1",
     "FourBar/sine_real2",
     "LiftActuator/lift_100kg",
+    "ValveActuator/random_motion@0.01",
 ];
 
 /// Real-time figures of every circuit: adaptive and fixed-cost integrators
@@ -174,11 +182,23 @@ impl Config {
         ]
     }
 
+    /// The rows of the whole-actuator surrogates (V9).
+    fn whole_actuator() -> Vec<Config> {
+        [("HIL network at 10 ms", 1.0), ("HIL LOLIMOT at 10 ms", 2.0)]
+            .into_iter()
+            .map(|(label, choice)| Config {
+                extra: vec![("actuator_surrogate", choice)],
+                ..Config::new(label, 1)
+            })
+            .collect()
+    }
+
     fn configs(
         h: f64,
         harness_substeps: Option<i32>,
         tolerances: &[(f64, Option<f64>)],
         slot: Option<&Slot>,
+        whole_actuator: bool,
     ) -> Vec<Config> {
         let mut configs = vec![
             Config::new("Rodas3 (default)", 1),
@@ -237,6 +257,9 @@ impl Config {
         if let Some(slot) = slot {
             configs.extend(Config::surrogates(slot));
         }
+        if whole_actuator {
+            configs.extend(Config::whole_actuator());
+        }
         configs
     }
 }
@@ -264,6 +287,16 @@ struct Circuit {
 
 impl Circuit {
     fn load(key: &str, dist: &std::path::Path, step: Option<f64>) -> Result<Self> {
+        let (key, step) = match key.split_once('@') {
+            Some((key, h)) => {
+                let h: f64 =
+                    h.parse().ok().filter(|h: &f64| *h > 0.0).with_context(|| {
+                        format!("`{key}@{h}`: the step after @ must be seconds")
+                    })?;
+                (key, step.or(Some(h)))
+            }
+            None => (key, step),
+        };
         let (model, name) = key
             .split_once('/')
             .ok_or_else(|| anyhow!("`{key}`: give a circuit as Model/scenario"))?;
@@ -324,6 +357,18 @@ impl Circuit {
                 .variable_by_name(s.choice_parameter)
                 .is_some()
         })
+    }
+
+    /// Whether the FMU has the whole-actuator surrogate and the step is a
+    /// whole number of its 10 ms periods.
+    fn whole_actuator(&self) -> bool {
+        let periods = self.h / 0.01;
+        self.fmu
+            .description
+            .variable_by_name("actuator_surrogate")
+            .is_some()
+            && periods >= 1.0
+            && (periods - periods.round()).abs() < 1e-9
     }
 
     /// Runs one configuration over the whole scenario.
@@ -512,6 +557,7 @@ fn main() -> Result<()> {
                 circuit.harness_substeps()?,
                 &args.tolerances,
                 circuit.slot().as_ref(),
+                circuit.whole_actuator(),
             )
         };
         if let Some(only) = &args.only {
