@@ -108,7 +108,7 @@ impl ValveActuator {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValveActuator {
     drive: ValveDrive,
-    /// The whole-actuator surrogate (`actuator_surrogate = 1`).
+    /// The whole-actuator surrogate (`actuator_surrogate` 1 or 2).
     trained: Option<TrainedActuator>,
     /// The compensator's clamped throttle coefficient.
     clamps: [Clamp; 1],
