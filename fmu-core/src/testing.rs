@@ -231,6 +231,33 @@ pub fn check_documentation<M: crate::Table>() -> Result<(), String> {
     }
 }
 
+/// The resource folders `folders` merged into one fresh folder under the
+/// system's temporary folder named after `tag`, the process and the thread,
+/// as the FMU carries them (build-fmu merges a circuit's own `resources/`
+/// with the folders its Cargo metadata names): for tests of circuits whose
+/// resources come from several crates. Panics on an I/O error.
+pub fn merged_resources(tag: &str, folders: &[std::path::PathBuf]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "{tag}-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for folder in folders {
+        let entries =
+            std::fs::read_dir(folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
+        for entry in entries {
+            let path = entry
+                .unwrap_or_else(|e| panic!("{}: {e}", folder.display()))
+                .path();
+            let name = path.file_name().expect("a directory entry has a name");
+            std::fs::copy(&path, dir.join(name))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+    }
+    dir
+}
+
 /// An instance of `M` driven in process as a master drives an FMU, that
 /// keeps every message it logs: for tests of what a circuit accepts and
 /// refuses. Each call returns the message of a refusal as its error.

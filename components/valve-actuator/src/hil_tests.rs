@@ -11,28 +11,13 @@ use fmu_core::testing::TestMaster;
 /// carries them.
 fn resources() -> std::path::PathBuf {
     let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = scratch("resources");
-    for folder in [
-        crate_dir.join("resources"),
-        crate_dir.join("../valve-drive/resources"),
-    ] {
-        for entry in std::fs::read_dir(folder).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-        }
-    }
-    dir
-}
-
-/// A fresh folder under the system's temporary folder.
-fn scratch(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "valve-actuator-{tag}-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    fmu_core::testing::merged_resources(
+        "valve-actuator-resources",
+        &[
+            crate_dir.join("resources"),
+            crate_dir.join("../valve-drive/resources"),
+        ],
+    )
 }
 
 /// The first `seconds` of the harness scenario `random_motion`: the

@@ -6,18 +6,13 @@
 /// this crate's whole-actuator models, merged as the FMU carries them.
 fn resources() -> std::path::PathBuf {
     let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::temp_dir().join(format!("valve-actuator-no-alloc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    for folder in [
-        crate_dir.join("resources"),
-        crate_dir.join("../valve-drive/resources"),
-    ] {
-        for entry in std::fs::read_dir(folder).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-        }
-    }
-    dir
+    fmu_core::testing::merged_resources(
+        "valve-actuator-no-alloc",
+        &[
+            crate_dir.join("resources"),
+            crate_dir.join("../valve-drive/resources"),
+        ],
+    )
 }
 
 fmu_core::no_allocation_test!(
