@@ -10,8 +10,10 @@
 //!
 //! Besides the host's binary, every FMU carries the binaries of the other
 //! platforms of [`package::PLATFORMS`] (Windows x86_64, Linux aarch64, Linux
-//! x86_64) whose Rust target and cross linker are installed; each one
-//! skipped is named with the reason and the command that would install it.
+//! x86_64). What a platform lacks is installed first where this machine can
+//! (the Rust target with rustup; the cross linker with apt-get when running
+//! as root: [`toolchain`]); a platform still lacking something is skipped
+//! with one line naming the command that would install it.
 //! Binaries are stripped of debug info unless `--keep-debug`.
 
 use anyhow::{Context, Result, bail};
@@ -24,8 +26,10 @@ mod binary;
 mod icons;
 mod package;
 mod ssp;
+mod toolchain;
 
 use package::{Binary, PLATFORMS, Platform};
+use toolchain::{Abilities, Missing};
 
 /// Build the circuits' shared libraries and package them as FMI 2.0 and
 /// FMI 3.0 Co-Simulation FMUs.
@@ -49,14 +53,21 @@ struct Args {
     list: bool,
     /// Platforms to put binaries for into the FMUs, as FMI 3 platform
     /// tuples: x86_64-linux, x86_64-windows, aarch64-linux (comma separated
-    /// or repeated). Default: every one that can be built here, with a line
-    /// for each one skipped and why. A platform asked for by name that
-    /// cannot be built is an error.
+    /// or repeated). Default: all three, installing what they lack where
+    /// this machine can (see --no-install), with a line for each one that
+    /// is still skipped and the command that would install what it lacks.
+    /// A platform asked for by name that cannot be built is an error.
     #[arg(long, value_delimiter = ',', value_name = "PLATFORM")]
     platforms: Vec<String>,
     /// Keep the binaries' debug info (line tables; about 6x larger).
     #[arg(long)]
     keep_debug: bool,
+    /// Install nothing: without this, a missing Rust target is added with
+    /// rustup and, when running as root, a missing cross linker with
+    /// apt-get; with it, such a platform is skipped with the command that
+    /// would install what it lacks.
+    #[arg(long)]
+    no_install: bool,
 }
 
 /// A circuit crate found in the workspace.
@@ -170,7 +181,7 @@ fn main() -> Result<()> {
         circuits.retain(|c| args.models.contains(&c.model_identifier));
     }
     let host = Platform::host()?;
-    let platforms = choose_platforms(&args.platforms, host)?;
+    let platforms = choose_platforms(&args.platforms, host, args.no_install)?;
     let profile = if args.debug { "debug" } else { "release" };
     if !args.skip_build {
         println!(
@@ -273,76 +284,43 @@ fn main() -> Result<()> {
 }
 
 /// The platforms to build: the ones named, each of which must be buildable,
-/// or else every buildable one, with a line for each skipped.
-fn choose_platforms(named: &[String], host: Platform) -> Result<Vec<Platform>> {
-    let sysroot = rust_sysroot();
-    if !named.is_empty() {
+/// or else every platform, installing what is missing where this machine
+/// can (unless `no_install`), with one line for each one still skipped.
+fn choose_platforms(named: &[String], host: Platform, no_install: bool) -> Result<Vec<Platform>> {
+    let wanted: Vec<Platform> = if named.is_empty() {
+        PLATFORMS.to_vec()
+    } else {
         let mut chosen = Vec::new();
         for name in named {
             let p = Platform::named(name.trim())?;
-            if let Some(why) = unbuildable(p, host, sysroot.as_deref()) {
-                bail!("cannot build for {}: {why}", p.name);
-            }
             if !chosen.contains(&p) {
                 chosen.push(p);
             }
         }
-        return Ok(chosen);
+        chosen
+    };
+    let mut sysroot = toolchain::rust_sysroot();
+    let lacks: Vec<Missing> = wanted
+        .iter()
+        .flat_map(|&p| toolchain::missing(p, host, sysroot.as_deref()))
+        .collect();
+    if !no_install {
+        let fixable = toolchain::installable(&lacks, Abilities::here());
+        if !fixable.is_empty() {
+            toolchain::install(&fixable)?;
+            sysroot = toolchain::rust_sysroot();
+        }
     }
     let mut chosen = Vec::new();
-    for p in PLATFORMS {
-        match unbuildable(p, host, sysroot.as_deref()) {
+    for p in wanted {
+        let lacks = toolchain::missing(p, host, sysroot.as_deref());
+        match toolchain::why_not(p, &lacks, toolchain::running_as_root()) {
             None => chosen.push(p),
-            Some(why) => println!("platform {} skipped: {why}", p.name),
+            Some(why) if !named.is_empty() => bail!("cannot build for {why}"),
+            Some(why) => println!("platform skipped: {why}"),
         }
     }
     Ok(chosen)
-}
-
-/// Why `p` cannot be built here, or `None` when it can.
-fn unbuildable(p: Platform, host: Platform, sysroot: Option<&Path>) -> Option<String> {
-    if p == host {
-        return None;
-    }
-    if let Some(root) = sysroot
-        && !root.join("lib/rustlib").join(p.rust_target).is_dir()
-    {
-        return Some(format!(
-            "the Rust target {} is not installed (rustup target add {})",
-            p.rust_target, p.rust_target
-        ));
-    }
-    let (linker, package) = p.cross_linker;
-    if !on_path(linker) {
-        return Some(format!(
-            "the cross linker {linker} is not on PATH (apt-get install {package})"
-        ));
-    }
-    if !on_path(p.strip) {
-        return Some(format!(
-            "{} is not on PATH (it comes with {package}'s binutils)",
-            p.strip
-        ));
-    }
-    None
-}
-
-/// `rustc --print sysroot`, if rustc answers.
-fn rust_sysroot() -> Option<PathBuf> {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let out = Command::new(rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
-}
-
-/// Whether an executable of this name is in a folder of PATH.
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
 /// `cargo build` of the circuits, for the host (`None`) or cross-built for
@@ -452,26 +430,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_platform_without_its_rust_target_is_skipped_with_the_command_to_add_it() {
-        let host = Platform::host().unwrap();
-        let sysroot = tempfile::tempdir().unwrap();
-        for p in PLATFORMS {
-            let why = unbuildable(p, host, Some(sysroot.path()));
-            if p == host {
-                assert_eq!(why, None, "the host is always buildable");
-            } else {
-                let why = why.expect("no rustlib folder in the sysroot");
-                assert!(
-                    why.contains(&format!("rustup target add {}", p.rust_target)),
-                    "{why}"
-                );
-            }
-        }
-    }
-
-    #[test]
     fn unknown_platform_names_are_refused_with_the_known_ones() {
-        let err = choose_platforms(&["x86_64-plan9".into()], Platform::host().unwrap())
+        let err = choose_platforms(&["x86_64-plan9".into()], Platform::host().unwrap(), true)
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown platform 'x86_64-plan9'"), "{err}");
@@ -481,7 +441,7 @@ mod tests {
     #[test]
     fn the_host_alone_can_always_be_chosen() {
         let host = Platform::host().unwrap();
-        let chosen = choose_platforms(&[host.name.to_string()], host).unwrap();
+        let chosen = choose_platforms(&[host.name.to_string()], host, true).unwrap();
         assert_eq!(chosen, vec![host]);
     }
 }
