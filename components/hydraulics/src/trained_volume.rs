@@ -3,8 +3,9 @@
 //!
 //! The physics of a small volume `V` between an inflow and an outflow is
 //! `dp/dt = B(p)/V (Q_in - Q_out)`: with `V` small and the flows steep in
-//! `p`, the stiffest equation of a circuit. The surrogate (a NARX network,
-//! seed 000, or a LOLIMOT local linear model tree, seed 003) replaces it by a
+//! `p`, the stiffest equation of a circuit. The surrogate (a NARX network as
+//! in Ustinov et al. (2022), or a LOLIMOT local linear model tree as in
+//! Štefan et al. (2007)) replaces it by a
 //! map that gives the change of the pressure over each sample period `T`
 //! from the flows, the bulk modulus and the volume at the period's end and
 //! the pressure one period earlier:
@@ -119,8 +120,8 @@ impl TrainedVolume {
             let (s, ds) = self.evaluate(p_prev, &flows(p));
             let (g, dg) = (p - p_prev - s, 1.0 - ds);
             if !(dg > 0.0 && g.is_finite()) {
-                // The explicit form (flows one period late), as seed 000
-                // runs it.
+                // The explicit form (flows one period late), as Ustinov et
+                // al. (2022) run it.
                 return p_prev + self.evaluate(p_prev, &flows(p_prev)).0;
             }
             let next = (p - g / dg).clamp(lo, hi);

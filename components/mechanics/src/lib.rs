@@ -10,9 +10,10 @@
 //! this crate solves the loop closure (Newton, warm-started), the velocity
 //! transformation `q' = R(q) z'` with `q'' = R z'' + a0`, its derivative
 //! `dR/dz`, and the equations of motion projected on the independent
-//! coordinates, `R^T M R z'' = R^T (Q - M a0)` (the seed's semi-recursive
-//! formulation reduces to this for a single loop). A second closed loop — a
-//! boom lifted by two cylinders, a crane — is a new table, not new code.
+//! coordinates, `R^T M R z'' = R^T (Q - M a0)` (the semi-recursive
+//! formulation of Khadim et al. (2021) reduces to this for a single loop). A
+//! second closed loop — a boom lifted by two cylinders, a crane — is a new
+//! table, not new code.
 //!
 //! SI units (m, kg, rad, N). Fixed-size numerics: nothing in the evaluation
 //! allocates.

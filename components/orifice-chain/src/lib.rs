@@ -76,11 +76,12 @@ fmu_core::circuit! {
         /// paper's explicit-step instability; log10 is the physical default)
         bulk_log_natural: bool = false;
         /// A trained model in place of V2's pressure equation: 0 = none
-        /// (the physics, E5), 1 = NARX network (seed 000), 2 = LOLIMOT
-        /// local linear model tree (seed 003). 1 and 2 read their weights
-        /// from the FMU's resources (orifice-chain-p2-narx.txt,
-        /// orifice-chain-p2-lolimot.txt) and renew p2 once per their sample
-        /// period: co-simulation only, stepped by whole periods
+        /// (the physics, E5), 1 = NARX network (Ustinov et al. 2022), 2 =
+        /// LOLIMOT local linear model tree (Štefan et al. 2007). 1 and 2
+        /// read their weights from the FMU's resources
+        /// (orifice-chain-p2-narx.txt, orifice-chain-p2-lolimot.txt) and
+        /// renew p2 once per their sample period: co-simulation only,
+        /// stepped by whole periods
         p2_surrogate: int = 0, min 0, max 2;
     }
 }

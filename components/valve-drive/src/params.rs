@@ -77,11 +77,12 @@ fmu_core::parameters! {
         /// instead of its stiff pressure equation
         quasi_static: bool = false;
         /// A trained model in place of the small volume's equation: 0 =
-        /// none (the physics, V5 or V7), 1 = NARX network (seed 000), 2 =
-        /// LOLIMOT local linear model tree (seed 003). 1 and 2 read their
-        /// weights from the FMU's resources (valve-drive-pv-narx.txt,
-        /// valve-drive-pv-lolimot.txt) and renew pv once per their sample
-        /// period: co-simulation only, stepped by whole periods
+        /// none (the physics, V5 or V7), 1 = NARX network (Ustinov et al.
+        /// 2022), 2 = LOLIMOT local linear model tree (Štefan et al. 2007).
+        /// 1 and 2 read their weights from the FMU's resources
+        /// (valve-drive-pv-narx.txt, valve-drive-pv-lolimot.txt) and renew
+        /// pv once per their sample period: co-simulation only, stepped by
+        /// whole periods
         pv_surrogate: int = 0, min 0, max 2;
         /// Use the edge overlaps of Strashnov et al. (2023) (c1, c2 on
         /// Us/u_nom) instead of the symmetric deadband Ud

@@ -17,7 +17,7 @@
 //! - for circuits with trained small volumes (`validation::surrogate_data`):
 //!   explicit Euler and RK4 at the surrogates' sample period `T` with the
 //!   physics, and RK4 with the NARX network and the LOLIMOT model in place
-//!   of the small volume's equation (seed 000's hybrid),
+//!   of the small volume's equation (the hybrid of Ustinov et al. (2022)),
 //! - for the ValveActuator, its whole-actuator surrogates
 //!   (`actuator_surrogate` 1 and 2, V9: one fixed-cost update per 10 ms),
 //!   measured at a 10 ms communication step (`ValveActuator/random_motion@0.01`)
@@ -160,9 +160,9 @@ impl Config {
         }
     }
 
-    /// The rows of a trained small volume: explicit Euler (the seeds'
-    /// method) and RK4 at the sample period with the physics, RK4 with the
-    /// NARX network and with LOLIMOT.
+    /// The rows of a trained small volume: explicit Euler (the method of
+    /// Ustinov et al. (2022) and Štefan et al. (2007)) and RK4 at the sample
+    /// period with the physics, RK4 with the NARX network and with LOLIMOT.
     fn surrogates(slot: &Slot) -> Vec<Config> {
         let t = slot.period;
         let at = format!("{} ms", t * 1e3);

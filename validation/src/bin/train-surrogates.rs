@@ -1,14 +1,14 @@
 //! Trains the surrogates the FMUs ship in their resources: for each slot
 //! (the valve drive's small volume `pv`, the orifice chain's `p2`), the data
 //! come from the physics FMU under a random excitation (see
-//! `validation::surrogate_data`), and a NARX network (seed 000's two hidden
-//! layers of sigmoid neurons) and a LOLIMOT local linear model tree (seed
-//! 003) are fitted to them and written into the circuit's `resources/`
-//! folder as checksummed weights files. The whole-actuator surrogate of the
-//! ValveActuator (`valve-drive/actuator`, V9) is trained the same two ways
-//! on data from the ValveCylinder and ValveActuator FMUs (see
-//! `validation::actuator_data`), and run closed-loop on two generated runs
-//! it did not train on.
+//! `validation::surrogate_data`), and a NARX network (two hidden layers of
+//! sigmoid neurons, as in Ustinov et al. (2022)) and a LOLIMOT local linear
+//! model tree (Štefan et al. (2007)) are fitted to them and written into the
+//! circuit's `resources/` folder as checksummed weights files. The
+//! whole-actuator surrogate of the ValveActuator (`valve-drive/actuator`,
+//! V9) is trained the same two ways on data from the ValveCylinder and
+//! ValveActuator FMUs (see `validation::actuator_data`), and run closed-loop
+//! on two generated runs it did not train on.
 //!
 //! Reproducible: the same seed gives the same data and the same weights,
 //! bit for bit (single-threaded training; `--check` retrains and compares
@@ -51,7 +51,7 @@ struct Args {
     /// (every n-th pair of the generated series).
     #[arg(long, default_value_t = 300_000)]
     max_samples: usize,
-    /// Hidden layer widths of the NARX network (seed 000: 40 and 40).
+    /// Hidden layer widths of the NARX network (Ustinov et al. (2022): 40 and 40).
     #[arg(long, value_delimiter = ',', default_value = "40,40")]
     hidden: Vec<usize>,
     /// Most training epochs of the network.
@@ -371,7 +371,7 @@ fn export(
     Ok(())
 }
 
-/// Seed 000's NARX network: two hidden layers of sigmoid neurons.
+/// The NARX network of Ustinov et al. (2022): two hidden layers of sigmoid neurons.
 fn narx(data: &Dataset, args: &Args) -> Result<Surrogate> {
     let config = MlpConfig {
         hidden: args.hidden.clone(),
@@ -403,7 +403,7 @@ fn narx(data: &Dataset, args: &Args) -> Result<Surrogate> {
     Ok(model)
 }
 
-/// Seed 003's LOLIMOT.
+/// The LOLIMOT of Štefan et al. (2007).
 fn lolimot(data: &Dataset, args: &Args) -> Result<Surrogate> {
     let config = LolimotConfig {
         max_models: args.models,
