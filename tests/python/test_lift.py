@@ -193,7 +193,7 @@ def _number(printed: str, label: str, unit: str, column: int = 0) -> float:
     return float(values[column])
 
 
-def test_plot_lift_draws_fig_4_with_the_card_numbers(tmp_path, report):
+def test_plot_lift_draws_fig_4_with_the_published_numbers(tmp_path, report):
     require_fmu("LiftActuator", FMI)
     done = subprocess.run(
         [sys.executable, str(TOOLS / "plot_lift.py"), "--fmi", str(FMI), "--dist", str(DIST), "--out", str(tmp_path)],
@@ -208,8 +208,8 @@ def test_plot_lift_draws_fig_4_with_the_card_numbers(tmp_path, report):
     p_a = _number(out, "p_A at 1.05 s", "bar")
     full = _number(out, "x_p passes 990 mm", "s")
     report.notes.append(f"plot_lift.py: p_A(1.05 s) = {p_a:.3f} bar, x_p passes 990 mm at {full:.4f} s")
-    assert p_a == pytest.approx(70.4, rel=0.02), out  # card: 7.04 MPa
-    assert abs(full - 1.29) < 0.010, out  # card: 1.29 s
+    assert p_a == pytest.approx(70.4, rel=0.02), out  # MODEL.md: 7.04 MPa
+    assert abs(full - 1.29) < 0.010, out  # MODEL.md: 1.29 s
     assert _number(out, "p_A at 1.2 s", "bar") == pytest.approx(59.4, rel=0.02), out
     assert _number(out, "peak v_p", "m/s") == pytest.approx(4.19, rel=0.01), out
     assert _number(out, "p_A at 1.5 s", "bar") == pytest.approx(76.0, rel=0.001), out

@@ -156,7 +156,8 @@ def test_event_indicators_agree_with_the_description_and_the_states(path):
     """The count the FMU reports is the description's (FMI 3 EventIndicator
     elements, FMI 2 numberOfEventIndicators of the same model), the values
     are finite and readable as variables, and where a circuit has end stops
-    or valve edges their indicators are the distances the card defines."""
+    or valve edges their indicators are the distances to them (x to the
+    stops, Us to the deadband edges) of the model description."""
     import xml.etree.ElementTree as ET
     import zipfile
     from ctypes import c_size_t, byref

@@ -15,7 +15,7 @@ fn twin(points: i32) -> FourBarTwin {
     .unwrap()
 }
 
-/// States around the working range of the card's scenario.
+/// States around the working range of the scenario in `MODEL.md`.
 fn states() -> Vec<SVector<f64, NX>> {
     let mut out = Vec::new();
     for k in 0..12 {

@@ -12,7 +12,7 @@ fn model() -> FourBar {
     .unwrap()
 }
 
-/// The card's scenario, 10 sin(0.4 π t) held over each step at its
+/// The scenario of `MODEL.md`, 10 sin(0.4 π t) held over each step at its
 /// midpoint; returns the (min, max) of each named output and the largest
 /// |E_balance| and loop residual.
 fn run(curve: i32, stop: f64, h: f64, rtol: f64, names: &[&str]) -> (Vec<(f64, f64)>, f64, f64) {
@@ -42,29 +42,29 @@ fn run(curve: i32, stop: f64, h: f64, rtol: f64, names: &[&str]) -> (Vec<(f64, f
     (ranges, balance, residual)
 }
 
-/// Checks each range against the card's (display units: deg, rad/s, m,
-/// m/s, MPa, L/min, kN) within 0.1 % of the card's range, the card's numbers
-/// being rounded to the digits it prints (half a unit of the last digit
-/// added to the allowance).
-fn check_ranges(names: &[&str], got: &[(f64, f64)], card: &[(f64, f64, f64, f64)]) {
-    for ((name, &(lo, hi)), &(clo, chi, scale, digit)) in names.iter().zip(got).zip(card) {
+/// Checks each range against the one `MODEL.md` states (display units:
+/// deg, rad/s, m, m/s, MPa, L/min, kN) within 0.1 % of that range, the
+/// published numbers being rounded to the digits they are printed with
+/// (half a unit of the last digit added to the allowance).
+fn check_ranges(names: &[&str], got: &[(f64, f64)], published: &[(f64, f64, f64, f64)]) {
+    for ((name, &(lo, hi)), &(clo, chi, scale, digit)) in names.iter().zip(got).zip(published) {
         let (lo, hi) = (lo * scale, hi * scale);
         let allowance = 1e-3 * (chi - clo) + 0.5 * digit;
         assert!(
             (lo - clo).abs() <= allowance && (hi - chi).abs() <= allowance,
-            "{name}: {lo:.4} .. {hi:.4}, card {clo} .. {chi} (allowance {allowance:.2e})"
+            "{name}: {lo:.4} .. {hi:.4}, MODEL.md {clo} .. {chi} (allowance {allowance:.2e})"
         );
     }
 }
 
 #[test]
-fn card_numbers_with_the_linear_curve() {
+fn published_numbers_with_the_linear_curve() {
     let names = [
         "theta", "omega", "s", "s_dot", "pp", "p1", "p2", "Qd1", "Q_R", "F_h", "E_mech",
     ];
     let (r, balance, residual) = run(1, 5.0, 1e-3, 1e-8, &names);
     let deg = 180.0 / std::f64::consts::PI;
-    let card = [
+    let published = [
         (-12.99, 37.14, deg, 0.01),
         (-0.533, 0.395, 1.0, 0.001),
         (2.775, 3.609, 1.0, 0.001),
@@ -76,7 +76,7 @@ fn card_numbers_with_the_linear_curve() {
         (3.7, 60.0, 6e4, 0.1),
         (1.9, 6.1, 1e-3, 0.1),
     ];
-    check_ranges(&names[..10], &r[..10], &card);
+    check_ranges(&names[..10], &r[..10], &published);
     // The mechanical energy swings by about 4060 J; the work integrals
     // balance it to far better than 1e-6 of the swing.
     let swing = r[10].1 - r[10].0;

@@ -124,7 +124,7 @@ mod tests {
 /// viscous term,
 /// `F = Fc tanh(4 v/vs) + (Fs - Fc) (v/vs) / (r^2/4 + 3/4)^2 + sigma v tanh(4)`,
 /// `r = v/vs`. Its slope at rest, `4 Fc/vs + 16/9 (Fs - Fc)/vs + sigma tanh 4`,
-/// is steep (about 1.5e5 N s/m with the card's values).
+/// is steep (about 1.5e5 N s/m with the FourBar `MODEL.md` values).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BrownMcPhee {
     /// Coulomb force Fc, N.
@@ -159,7 +159,7 @@ impl BrownMcPhee {
 mod brown_mcphee_tests {
     use super::BrownMcPhee;
 
-    const CARD: BrownMcPhee = BrownMcPhee {
+    const FOUR_BAR: BrownMcPhee = BrownMcPhee {
         fc: 210.0,
         fs: 830.0,
         vs: 0.0125,
@@ -168,25 +168,25 @@ mod brown_mcphee_tests {
 
     #[test]
     fn odd_with_a_steep_slope_at_rest_and_coulomb_plus_viscous_far_out() {
-        assert_eq!(CARD.eval(0.0).0, 0.0);
-        let (f, s) = CARD.eval(0.0);
+        assert_eq!(FOUR_BAR.eval(0.0).0, 0.0);
+        let (f, s) = FOUR_BAR.eval(0.0);
         assert_eq!(f, 0.0);
         assert!((s - 1.56e5).abs() < 0.01e5, "{s}");
-        let (a, _) = CARD.eval(0.01);
-        let (b, _) = CARD.eval(-0.01);
+        let (a, _) = FOUR_BAR.eval(0.01);
+        let (b, _) = FOUR_BAR.eval(-0.01);
         assert_eq!(a, -b);
-        let far = CARD.eval(1.0).0;
+        let far = FOUR_BAR.eval(1.0).0;
         assert!((far - (210.0 + 330.0 * 4.0f64.tanh())).abs() < 1.0, "{far}");
         // The Stribeck hump lifts the force above Coulomb near vs.
-        assert!(CARD.eval(0.01).0 > 600.0);
+        assert!(FOUR_BAR.eval(0.01).0 > 600.0);
     }
 
     #[test]
     fn slope_agrees_with_central_differences() {
         for v in [-0.3, -0.02, -1e-3, 0.0, 2e-4, 0.0125, 0.05, 0.4] {
             let h = 1e-8;
-            let fd = (CARD.eval(v + h).0 - CARD.eval(v - h).0) / (2.0 * h);
-            let s = CARD.eval(v).1;
+            let fd = (FOUR_BAR.eval(v + h).0 - FOUR_BAR.eval(v - h).0) / (2.0 * h);
+            let s = FOUR_BAR.eval(v).1;
             assert!(
                 (s - fd).abs() <= 1e-5 * s.abs().max(1.0),
                 "{v}: {s} vs {fd}"

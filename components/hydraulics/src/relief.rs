@@ -47,28 +47,31 @@ impl ReliefValve {
 mod tests {
     use super::*;
 
-    const CARD: ReliefValve = ReliefValve {
+    const FOUR_BAR: ReliefValve = ReliefValve {
         p_crack: 7.0e6,
         gain: 1.667e-9,
         smoothing: 2e4,
     };
 
     #[test]
-    fn passes_the_pump_flow_at_the_cards_pressure() {
-        let p = CARD.pressure_for(1e-3);
+    fn passes_the_pump_flow_at_the_papers_initial_pressure() {
+        let p = FOUR_BAR.pressure_for(1e-3);
         assert!((p - 7.6e6).abs() < 1e3, "{p}");
-        assert!((CARD.flow(p).0 - 1e-3).abs() < 1e-15);
+        assert!((FOUR_BAR.flow(p).0 - 1e-3).abs() < 1e-15);
         // Closed well below cracking; linear well above.
-        assert!(CARD.flow(6.0e6).0 < 1e-20);
-        assert!((CARD.flow(8.0e6).1 - CARD.gain).abs() < 1e-20);
+        assert!(FOUR_BAR.flow(6.0e6).0 < 1e-20);
+        assert!((FOUR_BAR.flow(8.0e6).1 - FOUR_BAR.gain).abs() < 1e-20);
     }
 
     #[test]
     fn slope_agrees_with_central_differences() {
         for p in [6.9e6, 6.99e6, 7.0e6, 7.01e6, 7.2e6] {
             let h = 1.0;
-            let fd = (CARD.flow(p + h).0 - CARD.flow(p - h).0) / (2.0 * h);
-            assert!((CARD.flow(p).1 - fd).abs() <= 1e-6 * CARD.gain, "{p}");
+            let fd = (FOUR_BAR.flow(p + h).0 - FOUR_BAR.flow(p - h).0) / (2.0 * h);
+            assert!(
+                (FOUR_BAR.flow(p).1 - fd).abs() <= 1e-6 * FOUR_BAR.gain,
+                "{p}"
+            );
         }
     }
 }

@@ -183,7 +183,7 @@ impl LiftDrive {
         e.rates[S::x_v] = s[S::dx_v];
         e.rates[S::dx_v] = self.spool.acceleration(u, s[S::x_v], s[S::dx_v]);
         // L2-L4: the valve's flows. The element's q_b is the flow out of
-        // B; Q_B of the card points into B.
+        // B; Q_B of MODEL.md points into B.
         let f = self
             .valve
             .flows(s[S::x_v], self.ps, s[S::p_A], s[S::p_B], self.pt);
@@ -317,8 +317,8 @@ mod tests {
 
     #[test]
     fn chamber_b_keeps_its_volume_over_the_whole_stroke() {
-        // The card's replacement for the printed V_B - x_p S_B, which
-        // vanishes at 0.254 m.
+        // MODEL.md's replacement (R2) for the printed V_B - x_p S_B,
+        // which vanishes at 0.254 m.
         let d = drive();
         assert!((d.cylinder.volume_b(1.0) - 3e-4).abs() < 1e-15);
         assert!((d.cylinder.volume_b(0.0) - (3e-4 + 1.18e-3)).abs() < 1e-15);

@@ -94,7 +94,7 @@ fn main() -> Result<()> {
 
 /// Whether a sweep found the resonance of the model description: within
 /// 1 % in frequency and 0.5 dB in peak ratio (the tolerances of the hose
-/// test, validation/tests/hose_card.rs).
+/// test, validation/tests/hose_published_numbers.rs).
 fn status(found: Option<(f64, f64)>, expected: (f64, f64)) -> String {
     let Some((f, db)) = found else {
         return "NO RESONANCE found".into();

@@ -1,7 +1,7 @@
 use super::*;
 
-/// The card's four-bar: crank A-B, coupler B-P, rocker C-P; θ is the crank's
-/// angle (coordinate 2).
+/// The four-bar of FourBar's `MODEL.md`: crank A-B, coupler B-P, rocker
+/// C-P; θ is the crank's angle (coordinate 2).
 fn four_bar() -> (Mechanism<9, 1>, SVector<f64, 9>) {
     let (l1, l2, l3) = (2.0, 8.0, 5.0);
     let m = Mechanism::new(

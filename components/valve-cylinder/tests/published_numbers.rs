@@ -1,6 +1,6 @@
 //! ValveCylinder through its exported FMI 3 functions against the numbers
 //! the model description (`valve-drive/MODEL.md`) says an implementation
-//! must reproduce for scenario (a): the 10 s repeatable signal, -6 V then
+//! must reproduce for the repeatable scenario: the 10 s signal, -6 V then
 //! +9 V in each 2.5 s period.
 
 use std::ffi::CString;
@@ -117,10 +117,10 @@ fn range(v: &[f64]) -> (f64, f64) {
     )
 }
 
-fn close(value: f64, card: f64, tol: f64, what: &str) {
+fn close(value: f64, published: f64, tol: f64, what: &str) {
     assert!(
-        (value - card).abs() <= tol,
-        "{what}: {value} vs the model description's {card} (tolerance {tol})"
+        (value - published).abs() <= tol,
+        "{what}: {value} vs the model description's {published} (tolerance {tol})"
     );
 }
 
