@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "on the machine that wrote the files)")
     refs.add_argument("--quick", action="store_true", help="with --check: leave out the slow scripts' independent "
                       "second checks (valve drive: Euler convergence and unlocked-equation runs; hoses: the resonance "
-                      "search), about 4 instead of 10 minutes; the traces and the card's numbers are still compared")
+                      "search), about 4 instead of 10 minutes; the traces and the published numbers are still compared")
     refs.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the scripts' logs go (default: %(default)s)")
     refs.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                       help="with --check: scripts at a time (default: %(default)s, the cores); writing runs one at a time")

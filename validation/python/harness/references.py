@@ -61,7 +61,7 @@ def reference_scripts(scenarios_root: Path) -> tuple[dict[Path, list[str]], list
 # independent second checks that take most of its time (the valve drive's
 # Euler convergence runs and unlocked-equation CVODE runs, the hoses'
 # resonance search by periodic orbits). The traces, the CVODE cross-checks
-# of the traces and the card's numbers are still computed and compared.
+# of the traces and the published numbers are still computed and compared.
 QUICK_FLAGS = {"valve_cylinder.py": ["--quick"], "hose_line.py": ["--no-frequency"]}
 
 

@@ -4,12 +4,12 @@
 A planar four-bar (crank, coupler, rocker; one degree of freedom, the crank
 angle theta) lifted by a hydraulic cylinder that a constant-flow pump, a
 relief valve and a closed-centre 4/3 proportional valve drive. The model
-description is ``components/four-bar-circuit/MODEL.md`` ("the card" below,
-its numbers "the card's numbers"; equation labels M1-M6 for the linkage,
+description is ``components/four-bar-circuit/MODEL.md`` (its numbers "the
+published numbers" below; equation labels M1-M6 for the linkage,
 F1-F8 for the hydraulics, E1 for the energy balance); the equations are
 written out here from it as plain functions in SI units, without looking at
-the Rust code, and solved in a different way wherever the card leaves the way
-open:
+the Rust code, and solved in a different way wherever the model description
+leaves the way open:
 
 * Mechanism. The loop closure is solved in closed form (the rocker tip is an
   intersection of two circles, on the upper assembly branch), not by Newton
@@ -23,7 +23,7 @@ open:
   Brown-McPhee friction, beta(p) = kp + k0 p and the chamber volumes
   V1 = Vh1 + A1 (l10 + s - s0), V2 = Vh2 + A2 (l20 - s + s0).
 * The valve curve N(U) is the parametric clamped B-spline (U(t), N(t)) of
-  the card, built with scipy.interpolate.BSpline; for a given U the
+  the model description, built with scipy.interpolate.BSpline; for a given U the
   parameter t is found by a safeguarded Newton iteration on the monotone
   U(t) (checked against scipy.optimize.brentq on the BSpline itself).
 
@@ -43,7 +43,7 @@ the FourBar trace as inputs), ``FourBarMechanism/sine_linear_force``
 (the linkage driven by the cylinder force of that trace) and
 ``FourBarTwin/sine_real2_inputs`` (the estimation model given real-2's
 control points as inputs: the sine_real2 trace), and checks the
-card's numbers (continuous sine input) as PASS / FAIL. See
+published numbers (continuous sine input) as PASS / FAIL. See
 ``four_bar_NOTES.md``.
 
 Exit status: 0 when every check passes and, with ``--check``, the files on
@@ -79,11 +79,11 @@ TWIN_MODEL = "FourBarTwin"
 TWIN_SCENARIO = "sine_real2_inputs"
 TWIN_FROM = "sine_real2"
 TWIN_SIGNALS = ("theta", "omega", "s", "s_dot", "pp", "p1", "p2", "U", "Qd1", "Q_R", "F_h")
-CARD = "components/four-bar-circuit/MODEL.md"
+MODEL_DESCRIPTION = "components/four-bar-circuit/MODEL.md"
 SCRIPT = "validation/python/reference/four_bar.py"
 
-# The card's parameters (SI units), named as the FMU's parameters.
-CARD_PARAMETERS = {
+# The parameters of the model description (SI units), named as the FMU's parameters.
+MODEL_PARAMETERS = {
     # ground points: crank pivot A, rocker pivot C, cylinder base D (m)
     "Ax": -2.0, "Ay": 3.0, "Cx": 8.0, "Cy": 0.0, "Dx": -1.0, "Dy": 0.0,
     "L1": 2.0, "L2": 8.0, "L3": 5.0,  # m, crank, coupler, rocker
@@ -192,14 +192,14 @@ SIGNAL_BOUNDS = {"theta": 0.1, "s": 0.1, "pp": 1.0, "p1": 1.0, "p2": 1.0,
 ACTUATOR_BOUNDS = {"pp": 1.0, "p1": 1.0, "p2": 1.0, "F_h": 2.0}
 MECHANISM_BOUNDS = {"theta": 0.1, "s": 0.1, "omega": 0.5}
 
-# The card's numbers, recomputed under the continuous input
-# U_ref = 10 sin(0.4 pi t) (the card's runs; the scenario files use the
+# The published numbers (MODEL.md), recomputed under the continuous input
+# U_ref = 10 sin(0.4 pi t) (the runs of MODEL.md; the scenario files use the
 # tabulated input): per run, (signal, display unit, factor SI -> display,
-# card's minimum, card's maximum); None where the card states one side only.
-# A number passes when it is within 0.1 % of the card's range (max - min) of
-# that signal, or, where the card prints fewer digits than that needs, when it
-# is within half a unit of the card's last printed digit.
-CARD_NUMBERS = {
+# published minimum, published maximum); None where MODEL.md states one side
+# only. A number passes when it is within 0.1 % of the published range
+# (max - min) of that signal, or, where MODEL.md prints fewer digits than that
+# needs, when it is within half a unit of the last printed digit.
+PUBLISHED_NUMBERS = {
     "linear": [  # `linear` curve, 5 s
         ("theta", "deg", 180.0 / math.pi, "-12.99", "37.14"),
         ("omega", "rad/s", 1.0, "-0.533", "0.395"),
@@ -217,14 +217,14 @@ CARD_NUMBERS = {
         ("p2", "MPa", 1e-6, "0.93", None),  # p2 >= 0.93 MPa
     ],
 }
-CARD_RANGE_FRACTION = 1e-3  # "within 0.1 % of each range"
-CARD_P1_0 = "3.393"  # MPa, p1 of the static equilibrium at s = s0
-CARD_PP_0 = "7.600"  # MPa, the relief passes the whole pump flow
-CARD_F_H_0 = "4.986"  # kN, F_h at the start (the holding force)
-CARD_ENERGY_SWING = "4060"  # J, max - min of E_mech (linear, 5 s)
-LOOP_RESIDUAL_LIMIT = 1e-9  # m, the card's limit on any run (its Newton solution: about 1e-14 m)
-CARD_TRANSMISSION = (77.0, 90.0)  # deg, transmission angle in the (linear) scenario
-CARD_RUNS = {"linear": {"curve": 1, "stop": 5.0}, "real2": {"curve": 3, "stop": 10.0}}
+PUBLISHED_RANGE_FRACTION = 1e-3  # "within 0.1 % of each range"
+PUBLISHED_P1_0 = "3.393"  # MPa, p1 of the static equilibrium at s = s0
+PUBLISHED_PP_0 = "7.600"  # MPa, the relief passes the whole pump flow
+PUBLISHED_F_H_0 = "4.986"  # kN, F_h at the start (the holding force)
+PUBLISHED_ENERGY_SWING = "4060"  # J, max - min of E_mech (linear, 5 s)
+LOOP_RESIDUAL_LIMIT = 1e-9  # m, MODEL.md's limit on any run (its Newton solution: about 1e-14 m)
+PUBLISHED_TRANSMISSION = (77.0, 90.0)  # deg, transmission angle in the (linear) scenario
+PUBLISHED_RUNS = {"linear": {"curve": 1, "stop": 5.0}, "real2": {"curve": 3, "stop": 10.0}}
 
 
 # --------------------------------------------------------------------------
@@ -497,7 +497,7 @@ def angular_acceleration(kin: Kinematics, omega: float, force: float) -> float:
 
 
 def crank_angle_for_length(s: float, p) -> float:
-    """theta with |G(theta) - D| = s near theta = 0 (the card's theta0 = 0 for
+    """theta with |G(theta) - D| = s near theta = 0 (MODEL.md's theta0 = 0 for
     s = s0 with its geometry); Newton from 0."""
     theta = 0.0
     for _ in range(50):
@@ -526,7 +526,7 @@ def valve_flows(u: float, pp: float, p1: float, p2: float, p) -> tuple[float, fl
 
 def chamber_volumes(s: float, p) -> tuple[float, float]:
     """(F2) V1 = Vh1 + A1 (l10 + s - s0), V2 = Vh2 + A2 (l20 - s + s0), m3, with
-    l10 = s0 - s_min, l20 = stroke - l10 (the card's Vh1 + A1 (s - s_min) and
+    l10 = s0 - s_min, l20 = stroke - l10 (MODEL.md's Vh1 + A1 (s - s_min) and
     Vh2 + A2 (s_min + stroke - s))."""
     return p.Vh1 + p.A1 * (p.l10 + s - p.s0), p.Vh2 + p.A2 * (p.l20 - s + p.s0)
 
@@ -874,22 +874,23 @@ def integrate(system: str, p: Par, y0, rows, stop: float, backend: str, rtol: fl
 
 
 class Checks(reference_common.Checks):
-    """The common PASS / FAIL bookkeeping plus the card comparisons."""
+    """The common PASS / FAIL bookkeeping plus the comparisons with the published numbers."""
 
-    def card_range(self, label: str, value: float, card: str, card_range: float, unit: str) -> bool:
-        """|value - card| within 0.1 % of the card's range, or within half a
-        unit of the card's last printed digit when that is coarser."""
-        digit = 10.0 ** reference_common.Decimal(card).as_tuple().exponent
-        limit = max(CARD_RANGE_FRACTION * card_range, 0.5 * digit)
-        err = abs(value - float(card))
-        return self.add(label, err <= limit, f"{value:.6g} {unit}; card {card} {unit}; |diff| {err:.3g} = "
-                        f"{100 * err / card_range:.3g} % of the card's range {card_range:.4g} (limit {limit:.3g} {unit}: "
-                        + ("0.1 % of the range)" if limit == CARD_RANGE_FRACTION * card_range
-                           else "half a unit of the card's last digit)"))
+    def published_range(self, label: str, value: float, published: str, published_range: float, unit: str) -> bool:
+        """|value - published| within 0.1 % of the published range, or within
+        half a unit of the last printed digit when that is coarser."""
+        digit = 10.0 ** reference_common.Decimal(published).as_tuple().exponent
+        limit = max(PUBLISHED_RANGE_FRACTION * published_range, 0.5 * digit)
+        err = abs(value - float(published))
+        return self.add(label, err <= limit, f"{value:.6g} {unit}; published {published} {unit}; |diff| {err:.3g} = "
+                        f"{100 * err / published_range:.3g} % of the published range {published_range:.4g} "
+                        f"(limit {limit:.3g} {unit}: "
+                        + ("0.1 % of the range)" if limit == PUBLISHED_RANGE_FRACTION * published_range
+                           else "half a unit of the last printed digit)"))
 
-    def card_digits(self, label: str, value: float, card: str, unit: str) -> bool:
-        ok, how = reference_common.agrees_to_card(value, card)
-        return self.add(label, ok, f"{value:.8g} {unit}; card {card} {unit} ({how})")
+    def published_digits(self, label: str, value: float, published: str, unit: str) -> bool:
+        ok, how = reference_common.agrees_to_published(value, published)
+        return self.add(label, ok, f"{value:.8g} {unit}; published {published} {unit} ({how})")
 
 
 def check_valve_curves(checks: Checks) -> None:
@@ -923,7 +924,7 @@ def check_kinematics(checks: Checks) -> None:
     """Closed-form loop closure and velocity transformation against finite
     differences over the crank's range; M'/2 and the gravity force against
     differences of M and of the potential."""
-    p = Par(dict(CARD_PARAMETERS))
+    p = Par(dict(MODEL_PARAMETERS))
     worst = {"phi'": 0.0, "phi''": 0.0, "s'": 0.0, "M'/2": 0.0, "Q_g": 0.0}
     residual = 0.0
     h = 1e-5
@@ -950,16 +951,16 @@ def check_kinematics(checks: Checks) -> None:
 
 
 def check_initial_state(checks: Checks) -> None:
-    """theta0 = 0 from s0; the card's p1_0 and pp0; every rate zero at the initial state."""
-    par = dict(CARD_PARAMETERS)
+    """theta0 = 0 from s0; the published p1_0 and pp0; every rate zero at the initial state."""
+    par = dict(MODEL_PARAMETERS)
     p = Par(par)
     y0 = initial_state(par)
     kin = kinematics(y0[I_TH], p)
-    checks.add("theta0 from s = s0 (the card: 0)", abs(y0[I_TH]) < 1e-15 and abs(kin.s - p.s0) < 1e-15,
+    checks.add("theta0 from s = s0 (MODEL.md: 0)", abs(y0[I_TH]) < 1e-15 and abs(kin.s - p.s0) < 1e-15,
                f"theta0 = {y0[I_TH]:.3g} rad, s(theta0) = {kin.s!r} m")
-    checks.card_digits("p1_0 from the static equilibrium", y0[I_P1] * 1e-6, CARD_P1_0, "MPa")
-    checks.card_digits("pp0 where the relief passes Qp", y0[I_PP] * 1e-6, CARD_PP_0, "MPa")
-    checks.card_digits("F_h at the start (holds the linkage)", -kin.q_gravity / kin.s_d * 1e-3, CARD_F_H_0, "kN")
+    checks.published_digits("p1_0 from the static equilibrium", y0[I_P1] * 1e-6, PUBLISHED_P1_0, "MPa")
+    checks.published_digits("pp0 where the relief passes Qp", y0[I_PP] * 1e-6, PUBLISHED_PP_0, "MPa")
+    checks.published_digits("F_h at the start (holds the linkage)", -kin.q_gravity / kin.s_d * 1e-3, PUBLISHED_F_H_0, "kN")
     q = relief_flow(y0[I_PP], p)
     checks.add("relief flow at pp0 equals Qp", abs(q - p.Qp) < 1e-15, f"{q!r} m3/s")
     rates = fourbar_rhs(y0.tolist(), 0.0, p)
@@ -978,7 +979,7 @@ def check_initial_state(checks: Checks) -> None:
 
 
 def scenario_par(name: str) -> dict:
-    return dict(CARD_PARAMETERS, **SCENARIOS[name]["parameters"])
+    return dict(MODEL_PARAMETERS, **SCENARIOS[name]["parameters"])
 
 
 def mid_rows(t_out: np.ndarray, stop: float) -> np.ndarray:
@@ -1027,11 +1028,11 @@ def compute_fourbar(name: str, no_cvode: bool, quick: bool) -> dict:
     return res
 
 
-def compute_card_run(key: str, no_cvode: bool) -> dict:
-    spec = CARD_RUNS[key]
-    par = dict(CARD_PARAMETERS, curve=spec["curve"])
+def compute_published_run(key: str, no_cvode: bool) -> dict:
+    spec = PUBLISHED_RUNS[key]
+    par = dict(MODEL_PARAMETERS, curve=spec["curve"])
     return {"key": key, "runs": run_both("fourbar", Par(par), initial_state(par), None, spec["stop"], no_cvode,
-                                         f"card numbers, {key}, continuous sine")}
+                                         f"published numbers, {key}, continuous sine")}
 
 
 def actuator_rows(src: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -1077,12 +1078,12 @@ def compute_mechanism(name: str, src: dict, no_cvode: bool) -> dict:
 
 
 def _worker(job) -> dict:
-    """One FourBar scenario with the card run of its curve and the actuator
+    """One FourBar scenario with the published run of its curve and the actuator
     and mechanism scenarios that take their inputs from it."""
     name, no_cvode, quick = job
     res = compute_fourbar(name, no_cvode, quick)
     key = "linear" if SCENARIOS[name]["parameters"]["curve"] == 1 else "real2"
-    res["card"] = compute_card_run(key, no_cvode)
+    res["published"] = compute_published_run(key, no_cvode)
     res["actuator"] = [compute_actuator(a, res, no_cvode) for a, s in ACTUATOR_SCENARIOS.items() if s["from"] == name]
     res["mechanism"] = [compute_mechanism(m, res, no_cvode) for m, s in MECHANISM_SCENARIOS.items()
                         if s["from"] == name]
@@ -1116,7 +1117,7 @@ def signal_bounds(ref: dict[str, np.ndarray], bounds: dict[str, float]) -> dict:
 
 def scenario_json(*args, **kwargs) -> dict:
     """reference_common.scenario_json for this script's model description."""
-    return reference_common.scenario_json(*args, card=CARD, script=SCRIPT, **kwargs)
+    return reference_common.scenario_json(*args, model_description=MODEL_DESCRIPTION, script=SCRIPT, **kwargs)
 
 
 INPUT_NOTE = (
@@ -1147,7 +1148,7 @@ BOUND_NOTE = (
 def fourbar_analytic(y0: np.ndarray) -> list:
     return [
         {"signal": "theta", "time": 0.0, "value": 0.0, "abs_tol": 1e-12,
-         "note": "at rest at s = s0, which is theta = 0 in the card's geometry"},
+         "note": "at rest at s = s0, which is theta = 0 in the geometry of the model description"},
         {"signal": "p1", "time": 0.0, "value": float(y0[I_P1]), "rel_tol": 1e-8,
          "note": "static equilibrium at s = s0: (F_h + p2_0 A2)/A1 with F_h ds/dtheta balancing gravity"},
         {"signal": "pp", "time": 0.0, "value": float(y0[I_PP]), "rel_tol": 1e-8,
@@ -1221,11 +1222,11 @@ def twin_files(res: dict, ref: dict[str, np.ndarray]) -> dict[str, str]:
     interior = [float(v) for v in n_pts[1:-1]]
     t_in, u_in = res["rows"]
     description = (f"FourBar's {TWIN_FROM} on the estimation model: real-2's interior control points "
-                   f"{', '.join(f'{v:g}' for v in interior)} and the card's kp, k0 as inputs; the same trace.")
+                   f"{', '.join(f'{v:g}' for v in interior)} and the model description's kp, k0 as inputs; the same trace.")
     doc = scenario_json(TWIN_MODEL, TWIN_SCENARIO, description, {}, signal_bounds(ref, SIGNAL_BOUNDS),
                         BOUND_NOTE + INPUT_NOTE + REFERENCE_NOTE, fourbar_analytic(initial_state(par)))
     const = lambda v: np.full(len(t_in), v)  # noqa: E731
-    columns = {"U_ref": u_in, "kp": const(CARD_PARAMETERS["kp"]), "k0": const(CARD_PARAMETERS["k0"]),
+    columns = {"U_ref": u_in, "kp": const(MODEL_PARAMETERS["kp"]), "k0": const(MODEL_PARAMETERS["k0"]),
                **{f"N{i + 1}": const(v) for i, v in enumerate(interior)}}
     tr = res["runs"]["radau"]
     return {
@@ -1241,7 +1242,7 @@ def mechanism_files(res: dict, ref: dict[str, np.ndarray]) -> dict[str, str]:
     spec = MECHANISM_SCENARIOS[name]
     src = SCENARIOS[spec["from"]]
     analytic = [{"signal": "theta", "time": 0.0, "value": 0.0, "abs_tol": 1e-12, "note": "at rest at s = s0"},
-                {"signal": "s", "time": 0.0, "value": CARD_PARAMETERS["s0"], "abs_tol": 1e-12, "note": "s0"}]
+                {"signal": "s", "time": 0.0, "value": MODEL_PARAMETERS["s0"], "abs_tol": 1e-12, "note": "s0"}]
     doc = scenario_json(MECHANISM_MODEL, name, spec["description"], {}, signal_bounds(ref, MECHANISM_BOUNDS),
                         MECHANISM_NOTE, analytic)
     t_in, f_in = res["rows"]
@@ -1295,38 +1296,38 @@ def residual_check(checks: Checks, label: str, out: dict) -> bool:
                       f"max |Phi| {worst:.2e} m (limit {LOOP_RESIDUAL_LIMIT:g} m)")
 
 
-def report_card_run(checks: Checks, card: dict) -> None:
-    key = card["key"]
-    spec = CARD_RUNS[key]
-    p = Par(dict(CARD_PARAMETERS, curve=spec["curve"]))
-    print(f"\n== card numbers: {CURVES[spec['curve']][0]} curve, continuous U_ref = 10 sin(0.4 pi t), "
+def report_published_run(checks: Checks, run: dict) -> None:
+    key = run["key"]
+    spec = PUBLISHED_RUNS[key]
+    p = Par(dict(MODEL_PARAMETERS, curve=spec["curve"]))
+    print(f"\n== published numbers: {CURVES[spec['curve']][0]} curve, continuous U_ref = 10 sin(0.4 pi t), "
           f"{spec['stop']:g} s", flush=True)
-    out = fourbar_outputs(card["runs"]["radau"].y, p)
-    label = f"card run {key}"
-    for sig, unit, factor, lo, hi in CARD_NUMBERS[key]:
+    out = fourbar_outputs(run["runs"]["radau"].y, p)
+    label = f"published run {key}"
+    for sig, unit, factor, lo, hi in PUBLISHED_NUMBERS[key]:
         vmin, vmax = float(out[sig].min()) * factor, float(out[sig].max()) * factor
         if hi is None:
-            # one-sided: the minimum must not be below the card's number (to its digit)
+            # one-sided: the minimum must not be below the published number (to its digit)
             digit = 10.0 ** reference_common.Decimal(lo).as_tuple().exponent
             checks.add(f"{label}: {sig} >= {lo} {unit}", vmin >= float(lo) - 0.5 * digit,
                        f"min {vmin:.6g} {unit}")
             continue
         rng = float(hi) - float(lo)
-        checks.card_range(f"{label}: min {sig}", vmin, lo, rng, unit)
-        checks.card_range(f"{label}: max {sig}", vmax, hi, rng, unit)
+        checks.published_range(f"{label}: min {sig}", vmin, lo, rng, unit)
+        checks.published_range(f"{label}: max {sig}", vmax, hi, rng, unit)
     if key == "linear":
         swing = float(out["E_mech"].max() - out["E_mech"].min())
-        checks.card_digits(f"{label}: swing of E_mech", swing, CARD_ENERGY_SWING, "J")
+        checks.published_digits(f"{label}: swing of E_mech", swing, PUBLISHED_ENERGY_SWING, "J")
         mu = np.degrees(np.arccos(np.abs(np.cos(out["phi3"] - out["phi2"]))))
-        checks.add(f"{label}: transmission angle within {CARD_TRANSMISSION[0]:g}..{CARD_TRANSMISSION[1]:g} deg",
-                   mu.min() >= CARD_TRANSMISSION[0] and mu.max() <= CARD_TRANSMISSION[1],
+        checks.add(f"{label}: transmission angle within {PUBLISHED_TRANSMISSION[0]:g}..{PUBLISHED_TRANSMISSION[1]:g} deg",
+                   mu.min() >= PUBLISHED_TRANSMISSION[0] and mu.max() <= PUBLISHED_TRANSMISSION[1],
                    f"{mu.min():.3f} .. {mu.max():.3f} deg")
     energy_check(checks, label, out)
     residual_check(checks, label, out)
-    if "cvode" in card["runs"]:
-        cv = fourbar_outputs(card["runs"]["cvode"].y, p)
+    if "cvode" in run["runs"]:
+        cv = fourbar_outputs(run["runs"]["cvode"].y, p)
         worst = max(relative_rms_percent(cv[k], out[k]) for k in SIGNAL_BOUNDS)
-        checks.add(f"{label}: CVODE vs Radau (the card's numbers do not hang on one solver)",
+        checks.add(f"{label}: CVODE vs Radau (the published numbers do not hang on one solver)",
                    worst < AGREEMENT_FRACTION * min(SIGNAL_BOUNDS.values()),
                    f"largest rel RMS over {', '.join(SIGNAL_BOUNDS)}: {worst:.2e} %")
 
@@ -1462,10 +1463,10 @@ def main(argv=None) -> int:
     default_out = Path(__file__).resolve().parents[2] / "scenarios"
     parser = argparse.ArgumentParser(
         description="Independent SciPy Radau (+ SUNDIALS CVODE cross-check) reference traces for the FourBar "
-        "circuit (and FourBarActuator, FourBarMechanism), in the FMI Cross-Check layout; checks the card's numbers.")
+        "circuit (and FourBarActuator, FourBarMechanism), in the FMI Cross-Check layout; checks the published numbers.")
     parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all",
                         help="FourBar scenario to compute, with the actuator and mechanism scenarios that take "
-                        "their inputs from it and the card run of its curve (default: all)")
+                        "their inputs from it and the published run of its curve (default: all)")
     add_check_arguments(parser)
     parser.add_argument("--out-dir", type=Path, default=default_out,
                         help=f"root of the scenario folders (default: {default_out})")
@@ -1498,7 +1499,7 @@ def main(argv=None) -> int:
     else:
         results = [_worker(j) for j in jobs]
     for res in results:
-        report_card_run(checks, res["card"])
+        report_published_run(checks, res["published"])
         report_fourbar(checks, res, args, args.out_dir)
         for act in res["actuator"]:
             report_actuator(checks, act, res, args, args.out_dir)

@@ -2,7 +2,8 @@
 """Independent reference solution of the hose model (HoseH, HoseG, HoseY, HoseZ).
 
 The model description ``components/hose-line/MODEL.md`` (equations H1-H7;
-"the card" below, and its numbers "the card's numbers") is written out here
+the numbers it states, some from an earlier version of it, are "the published
+numbers" below) is written out here
 as plain functions (SI units throughout) for the four causal forms and any
 segment count n. The chained equations for n > 1, the mean pressure of each
 segment and how the correction coefficients enter are written down in
@@ -16,14 +17,14 @@ SUNDIALS CVODE BDF cross-check trace, named by ``crosscheck``),
 ``<Model>_ref.opt`` and ``scenario.json``. With ``--check`` nothing is
 written: the files are recomputed and compared with the ones on disk.
 
-It also recomputes the card's numbers (compliance, bulk modulus, wave speed,
+It also recomputes the published numbers (compliance, bulk modulus, wave speed,
 step-response frequencies, resonances and amplitude ratios of the linearised
 and of the nonlinear model, the lumped-ladder analytic check) and prints
 PASS / FAIL / DISCREPANCY for each; the frequency-domain numbers go to
 ``validation/scenarios/HoseH/frequency_response.json``.
 
 Exit status: 0 when every check passes (documented discrepancies with the
-card do not fail), 1 otherwise.
+published numbers do not fail), 1 otherwise.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import reference_common
-from reference_common import add_check_arguments, agrees_to_card, csv_text, fmt, judge_change, parse_csv
+from reference_common import add_check_arguments, agrees_to_published, csv_text, fmt, judge_change, parse_csv
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 from scipy.optimize import minimize_scalar
@@ -47,12 +48,12 @@ from scipy.optimize import minimize_scalar
 # Parameters (the model description's table; Grossschmidt and Harf 2017, section 8), SI units
 # --------------------------------------------------------------------------
 
-CARD_PARAMETERS = {
+MODEL_PARAMETERS = {
     "n": 1,  # 1, number of lumped segments (structural)
     "L_hose": 2.0,  # m, total hose length
     "d": 0.016,  # m, inner diameter
     "p_ref": 1e7,  # Pa, reference pressure of the wall law
-    "x_ref": 3.508e-5,  # m, radial wall deformation at p_ref (card: replaced; paper 4e-4)
+    "x_ref": 3.508e-5,  # m, radial wall deformation at p_ref (MODEL.md: replaced; paper 4e-4)
     "b": 2e-5,  # m, hysteresis width (NOT modelled here: the scenarios set b = 0)
     "v_lim": 1e-4,  # m/s, hysteresis saturation velocity (unused with b = 0)
     "h": 200.0,  # N s/m, wall damping (quasi-static wall: unused)
@@ -70,9 +71,9 @@ CARD_PARAMETERS = {
     "p0": 1e5,  # Pa, atmospheric pressure
 }
 
-X_REF_AS_STATED = 4e-4  # m, the paper's x_ref (card: "as stated" scenario)
+X_REF_AS_STATED = 4e-4  # m, the paper's x_ref (MODEL.md: "as stated" scenario)
 
-# Operating point of the card's scenarios.
+# Operating point of the scenarios in MODEL.md.
 Q_OP = 5e-4  # m3/s
 P_OP = 1e7  # Pa (outlet pressure p2; for HoseZ the initial level of p2)
 
@@ -98,7 +99,7 @@ SHOOT_RTOL = 1e-9  # CVODE tolerance of the shooting integrations
 
 
 # --------------------------------------------------------------------------
-# Segment properties (card H1-H6), vectorised, complex-step safe
+# Segment properties (MODEL.md H1-H6), vectorised, complex-step safe
 # --------------------------------------------------------------------------
 
 
@@ -145,7 +146,7 @@ class SegmentLaw:
 
     ``wall_slope``: "eq30" (default) is the paper's eq 30 with h/dt -> 0,
     dx/dp_m = pi d l k / (k - 2 pi l p_m)^2, i.e. the derivative of H2 with the
-    stiffness k held fixed; it reproduces the card's compliance numbers.
+    stiffness k held fixed; it reproduces the published compliance numbers.
     "total" also differentiates k(p_m) (H1); only used to report the difference.
     """
 
@@ -316,7 +317,7 @@ class Hose:
 
     # -- right-hand side ----------------------------------------------------
     def rhs(self, y, u):
-        """dy/dt of the chained form (card H7, NOTES N2-N5)."""
+        """dy/dt of the chained form (MODEL.md H7, NOTES N2-N5)."""
         y = np.asarray(y)
         u = np.asarray(u)
         if u.ndim < y.ndim:
@@ -654,7 +655,7 @@ class Orbit:
     residual: float
 
     def amplitude(self, model: Hose, output: str) -> float:
-        """max |x - mean(x)| over the period (the card's measure)."""
+        """max |x - mean(x)| over the period (the measure of MODEL.md)."""
         x = self.y[:-1, model.output_index(output)]
         return float(np.max(np.abs(x - x.mean())))
 
@@ -789,12 +790,13 @@ def nonlinear_peak(model: Hose, y_ss, u_ss, input_index: int, amplitude: float, 
 
 
 # --------------------------------------------------------------------------
-# Card numbers
+# Published numbers
 # --------------------------------------------------------------------------
 
-# The card's table "Numbers", as the card writes them (the digits set the
-# tolerance: the value rounded or truncated to the last digit must give them).
-CARD_NUMBERS = {
+# The numbers stated for this model (MODEL.md's tables and an earlier version
+# of them), as they are written (the digits set the tolerance: the value
+# rounded or truncated to the last digit must give them).
+PUBLISHED_NUMBERS = {
     "default": {
         "compliance_m3_per_Pa": "6.54e-13",
         "wall_share_percent": "54",
@@ -842,13 +844,13 @@ PAPER_NUMBERS = {
     "Y_n1_Q2_ratio_db": -169.7,
 }
 
-# Card numbers this reference does not reproduce: what it gets instead (same
+# Published numbers this reference does not reproduce: what it gets instead (same
 # digit convention; a change of our value fails the check, so this table
 # stays true) and why. Filled in from the runs; see hose_line_NOTES.md.
-_N7 = ("the n = 7 chain of N2 gives a first mode 0.3-0.5 % higher and 0.2 dB less peaked than the card's "
-       "table in both x_ref variants, while every n = 1 number agrees; not explained by p_m choice (< 0.02 Hz), "
+_N7 = ("the n = 7 chain of N2 gives a first mode 0.3-0.5 % higher and 0.2 dB less peaked than the "
+       "published table in both x_ref variants, while every n = 1 number agrees; not explained by p_m choice (< 0.02 Hz), "
        "hysteresis (b = 2e-5: +0.04 dB, 0.00 Hz at n = 1) or the peak search; see hose_line_NOTES.md")
-CARD_DISCREPANCIES: dict[tuple[str, str], tuple[str, str]] = {
+PUBLISHED_DISCREPANCIES: dict[tuple[str, str], tuple[str, str]] = {
     ("default", "step_p1_hz_n7"): ("99.9", "fit 99.95 Hz, post-step eigenfrequency 99.94 Hz; " + _N7),
     ("as_stated", "step_p1_hz_n7"): ("38.2", "fit 38.25 Hz, post-step eigenfrequency 38.24 Hz; " + _N7),
     ("default", "H_n7_p1_resonance_hz"): ("97.8", "flat peak: 97.5 Hz is 0.03 dB below it; " + _N7),
@@ -857,38 +859,39 @@ CARD_DISCREPANCIES: dict[tuple[str, str], tuple[str, str]] = {
     ("as_stated", "H_n7_p1_ratio_db"): ("18.7", _N7),
     ("default", "H_n1_p1_ratio_db"): (
         "23.9", "max|p1 - mean| over whole periods of the periodic state; half the peak-to-peak gives 23.66 dB "
-                "(= the card's 23.7), and a mean over a non-whole number of periods biases it by up to -0.23 dB"),
+                "(= the published 23.7), and a mean over a non-whole number of periods biases it by up to -0.23 dB"),
     ("default", "H_n1_p1_ratio_db_A1e4"): (
-        "25.1", "at A = 1e4 Pa the model is linear (linearisation: 25.08 dB); the card's 25.9 dB would need ~10 % "
+        "25.1", "at A = 1e4 Pa the model is linear (linearisation: 25.08 dB); the published 25.9 dB would need ~10 % "
                 "less damping; the amplitude dependence is 25.09 -> 23.91 dB here"),
 }
 
 
 class Checks(reference_common.Checks):
-    """The shared checks plus the card comparison of the hose card's numbers."""
+    """The shared checks plus the comparison with the hose's published numbers."""
 
-    def card(self, variant: str, key: str, value: float, unit: str, label: str) -> None:
-        card = CARD_NUMBERS[variant][key]
-        ok, how = agrees_to_card(value, card)
-        name = f"card [{variant}] {label}"
+    def published(self, variant: str, key: str, value: float, unit: str, label: str) -> None:
+        published = PUBLISHED_NUMBERS[variant][key]
+        ok, how = agrees_to_published(value, published)
+        name = f"published [{variant}] {label}"
         if ok:
-            self.add(name, True, f"{value:.6g} {unit}; card {card} ({how})")
+            self.add(name, True, f"{value:.6g} {unit}; published {published} ({how})")
             return
-        documented = CARD_DISCREPANCIES.get((variant, key))
+        documented = PUBLISHED_DISCREPANCIES.get((variant, key))
         if documented is not None:
             ours, why = documented
-            same, how_ours = agrees_to_card(value, ours)
+            same, how_ours = agrees_to_published(value, ours)
             if same:
-                self.discrepancy(name, f"{value:.6g} {unit}; card {card} ({how}); documented: {why}",
-                                 f"{name}: {value:.6g} {unit} vs card {card}")
+                self.discrepancy(name, f"{value:.6g} {unit}; published {published} ({how}); documented: {why}",
+                                 f"{name}: {value:.6g} {unit} vs published {published}")
                 return
-            self.add(name, False, f"{value:.6g} {unit}; card {card}; documented value {ours} no longer holds ({how_ours})")
+            self.add(name, False,
+                     f"{value:.6g} {unit}; published {published}; documented value {ours} no longer holds ({how_ours})")
             return
-        self.add(name, False, f"{value:.6g} {unit}; card {card} ({how})")
+        self.add(name, False, f"{value:.6g} {unit}; published {published} ({how})")
 
 
 def variant_parameters(variant: str, n: int) -> dict:
-    par = dict(CARD_PARAMETERS, n=n, b=0.0)
+    par = dict(MODEL_PARAMETERS, n=n, b=0.0)
     if variant == "as_stated":
         par["x_ref"] = X_REF_AS_STATED
     return par
@@ -919,23 +922,23 @@ def check_constants(checks: Checks) -> None:
     for variant in ("default", "as_stated"):
         par = variant_parameters(variant, 1)
         c = hose_constants(par)
-        checks.card(variant, "compliance_m3_per_Pa", c["compliance"], "m3/Pa", "compliance per hose at p = 1e7 Pa")
-        checks.card(variant, "wall_share_percent", 100 * c["wall_share"], "%",
+        checks.published(variant, "compliance_m3_per_Pa", c["compliance"], "m3/Pa", "compliance per hose at p = 1e7 Pa")
+        checks.published(variant, "wall_share_percent", 100 * c["wall_share"], "%",
                     f"wall share (air {100 * c['air_share']:.1f} %, oil {100 * c['oil_share']:.1f} %)")
-        checks.card(variant, "bulk_modulus_Pa", c["bulk_modulus"], "Pa", "effective bulk modulus V_H / C")
-        checks.card(variant, "wave_speed_m_per_s", c["wave_speed"], "m/s", f"wave speed (rho {c['rho']:.2f} kg/m3)")
-        checks.card(variant, "quarter_wave_hz", c["quarter_wave_hz"], "Hz", "c / (4 L_hose)")
+        checks.published(variant, "bulk_modulus_Pa", c["bulk_modulus"], "Pa", "effective bulk modulus V_H / C")
+        checks.published(variant, "wave_speed_m_per_s", c["wave_speed"], "m/s", f"wave speed (rho {c['rho']:.2f} kg/m3)")
+        checks.published(variant, "quarter_wave_hz", c["quarter_wave_hz"], "Hz", "c / (4 L_hose)")
         tot = hose_constants(par, wall_slope="total")
         checks.info(
             f"[{variant}] with the total derivative dx/dp_m (k(p_m) differentiated too)",
             f"C = {tot['compliance']:.4g} m3/Pa, wall share {100 * tot['wall_share']:.1f} %, "
             f"K = {tot['bulk_modulus']:.4g} Pa, c = {tot['wave_speed']:.1f} m/s, c/(4L) = {tot['quarter_wave_hz']:.2f} Hz "
-            "(the card's numbers need eq 30, k held fixed)",
+            "(the published numbers need eq 30, k held fixed)",
         )
 
 
 def check_ladder(checks: Checks) -> None:
-    """The card's analytic check of the lumped ladder (HoseH, no losses,
+    """The analytic check of the lumped ladder in MODEL.md (HoseH, no losses,
     Q1 = const, p2 = const): the linearisation's first mode against
     (n c / (pi L)) sin(pi / (2 (2n + 1))) with kL = kC = 1, and against
     c / (4 L) with kL = kC = 2/pi, n = 1."""
@@ -1115,7 +1118,7 @@ def scenario_model(spec: dict) -> Hose:
 
 
 def scenario_parameters(spec: dict) -> dict:
-    """The FMU parameters a master must set (everything else: card defaults)."""
+    """The FMU parameters a master must set (everything else: MODEL.md defaults)."""
     par = {"n": spec["n"], "b": 0.0}
     if spec["variant"] == "as_stated":
         par["x_ref"] = X_REF_AS_STATED
@@ -1218,7 +1221,7 @@ def scenario_json(res: ScenarioResult) -> str:
         "signals": res.signals,
         "analytic": res.analytic,
         "initial_state": {
-            "rule": "steady state of the card's equations (kr included) for the inputs at t = 0"
+            "rule": "steady state of the model description's equations (kr included) for the inputs at t = 0"
                     + ("; HoseZ: with Q1 = Q2 every pressure level is steady, the level is p2(0) = p_level = 1e7 Pa"
                        if res.spec["form"] == "Z" else ""),
             "states": dict(zip(res.model.state_names(), (float(v) for v in res.y0))),
@@ -1302,7 +1305,7 @@ def run_scenario(name: str, checks: Checks, log=print) -> ScenarioResult:
         entry = {"signal": sig, "time": 0.005, "value": float(y0[i])}
         if sig.startswith("p"):
             entry["abs_tol"] = round_sig(1e-4 * drop)
-            entry["note"] = ("steady state of the operating point (card: initial state, kr included); abs_tol "
+            entry["note"] = ("steady state of the operating point (MODEL.md: initial state, kr included); abs_tol "
                              "1e-4 of the steady pressure drop along the hose")
         else:
             entry["rel_tol"] = 1e-6
@@ -1317,7 +1320,7 @@ def run_scenario(name: str, checks: Checks, log=print) -> ScenarioResult:
     if model.form == "Z":
         trace_checks.append(z_volume_check(name, model, y0, u0, table, radau, checks))
     if model.form == "H":
-        # frequency of the p1 oscillation after the step, on this trace (card: step, p1 oscillation)
+        # frequency of the p1 oscillation after the step, on this trace (MODEL.md: step, p1 oscillation)
         y1, u1 = model.steady_state(p_level=P_OP + spec["height"])
         mask = radau.t >= IMPULSE_START
         ev = np.linalg.eigvals(model.jac(y1, u1))
@@ -1328,10 +1331,10 @@ def run_scenario(name: str, checks: Checks, log=print) -> ScenarioResult:
         entry = {
             "signal": "p1", "quantity": "frequency of the damped p1 oscillation after the step (Hz)",
             "method": "least-squares fit c + A exp(-s t) sin(2 pi f t + phi) over 0.01..0.2 s of the 1e-4 s grid",
-            "value": round(f_fit, 3), "rel_tol": 1e-3, "card": float(CARD_NUMBERS[spec["variant"]][key]),
+            "value": round(f_fit, 3), "rel_tol": 1e-3, "published": float(PUBLISHED_NUMBERS[spec["variant"]][key]),
         }
-        if (spec["variant"], key) in CARD_DISCREPANCIES:
-            entry["card_discrepancy"] = CARD_DISCREPANCIES[(spec["variant"], key)][1]
+        if (spec["variant"], key) in PUBLISHED_DISCREPANCIES:
+            entry["published_discrepancy"] = PUBLISHED_DISCREPANCIES[(spec["variant"], key)][1]
         trace_checks.append(entry)
         checks.info(f"{name}: p1 oscillation after the step", f"{f_fit:.4f} Hz (fit on the 1e-4 s grid; "
                     f"eigenfrequency at the post-step operating point {ev.imag / (2 * math.pi):.4f} Hz)")
@@ -1428,7 +1431,7 @@ def frequency_documents(numbers: dict) -> dict[str, dict]:
         "input": "p2 = 1e7 + A sin(2 pi f t) Pa (for HoseY p1 constant at its operating value)",
         "amplitude_Pa": 3e5,
         "operating_point": "Q1 = 5e-4 m3/s (HoseH: constant input; HoseY: steady flow), p2 mean 1e7 Pa",
-        "parameters": "card defaults with b = 0 (no wall hysteresis); *_as_stated: x_ref = 4e-4 m",
+        "parameters": "MODEL.md defaults with b = 0 (no wall hysteresis); *_as_stated: x_ref = 4e-4 m",
         "ratio_definition": "20 log10(max|x - mean(x)| / A) over one period of the periodic steady state, the "
                             "mean taken over whole periods (over a non-whole window, e.g. 10.57 periods, it is "
                             "biased by up to -0.23 dB) (pressures: dB of Pa/Pa; flows: dB of m3/(s Pa), hence "
@@ -1468,18 +1471,19 @@ def frequency_documents(numbers: dict) -> dict[str, dict]:
             }
             if name.endswith("A1e4"):
                 item["amplitude_Pa"] = 1e4
-            card = {}
+            published = {}
             prefix = key[0] + "_" + key.split("_")[1] + "_"  # H_n1_, H_n7_, Y_n1_
             suffix_key = "_A1e4" if name.endswith("A1e4") else ""
             for sig in item["signals"]:
                 for quantity in ("resonance_hz", "ratio_db"):
-                    card_key = f"{prefix}{sig}_{quantity}{suffix_key}"
-                    if card_key in CARD_NUMBERS[variant]:
-                        card[f"{sig}_{quantity}"] = float(CARD_NUMBERS[variant][card_key])
-                        if (variant, card_key) in CARD_DISCREPANCIES:
-                            card[f"{sig}_{quantity}_discrepancy"] = CARD_DISCREPANCIES[(variant, card_key)][1]
-            if card:
-                item["card"] = card
+                    published_key = f"{prefix}{sig}_{quantity}{suffix_key}"
+                    if published_key in PUBLISHED_NUMBERS[variant]:
+                        published[f"{sig}_{quantity}"] = float(PUBLISHED_NUMBERS[variant][published_key])
+                        if (variant, published_key) in PUBLISHED_DISCREPANCIES:
+                            published[f"{sig}_{quantity}_discrepancy"] = \
+                                PUBLISHED_DISCREPANCIES[(variant, published_key)][1]
+            if published:
+                item["published"] = published
             docs[form][name] = item
     return docs
 
@@ -1549,24 +1553,24 @@ def compare_file(checks: Checks, label: str, path: Path, text: str, scales: dict
 # --------------------------------------------------------------------------
 
 
-def card_frequency_checks(checks: Checks, numbers: dict) -> None:
+def published_frequency_checks(checks: Checks, numbers: dict) -> None:
     for variant, per in numbers.items():
         h1, h7, y1 = per["H_n1"]["nonlinear"], per["H_n7"]["nonlinear"], per["Y_n1"]["nonlinear"]
-        checks.card(variant, "H_n1_p1_resonance_hz", h1["p1"]["resonance_hz"], "Hz", "HoseH n = 1 resonance of p1 (3e5 Pa)")
-        checks.card(variant, "H_n1_Q2_resonance_hz", h1["Q2"]["resonance_hz"], "Hz", "HoseH n = 1 resonance of Q2 (3e5 Pa)")
-        checks.card(variant, "H_n1_p1_ratio_db", h1["p1"]["ratio_db"], "dB",
+        checks.published(variant, "H_n1_p1_resonance_hz", h1["p1"]["resonance_hz"], "Hz", "HoseH n = 1 resonance of p1 (3e5 Pa)")
+        checks.published(variant, "H_n1_Q2_resonance_hz", h1["Q2"]["resonance_hz"], "Hz", "HoseH n = 1 resonance of Q2 (3e5 Pa)")
+        checks.published(variant, "H_n1_p1_ratio_db", h1["p1"]["ratio_db"], "dB",
                     f"HoseH n = 1 ratio of p1 at resonance, max|p1 - mean| (half peak-to-peak: "
                     f"{h1['p1']['half_peak_to_peak_db']:.3f} dB)")
-        checks.card(variant, "H_n7_p1_resonance_hz", h7["p1"]["resonance_hz"], "Hz", "HoseH n = 7 resonance of p1 (3e5 Pa)")
-        checks.card(variant, "H_n7_p1_ratio_db", h7["p1"]["ratio_db"], "dB",
+        checks.published(variant, "H_n7_p1_resonance_hz", h7["p1"]["resonance_hz"], "Hz", "HoseH n = 7 resonance of p1 (3e5 Pa)")
+        checks.published(variant, "H_n7_p1_ratio_db", h7["p1"]["ratio_db"], "dB",
                     f"HoseH n = 7 ratio of p1 at resonance (half peak-to-peak: {h7['p1']['half_peak_to_peak_db']:.3f} dB)")
-        checks.card(variant, "Y_n1_Q1_resonance_hz", y1["Q1"]["resonance_hz"], "Hz", "HoseY n = 1 resonance of Q1 (3e5 Pa)")
-        checks.card(variant, "Y_n1_Q2_resonance_hz", y1["Q2"]["resonance_hz"], "Hz", "HoseY n = 1 resonance of Q2 (3e5 Pa)")
+        checks.published(variant, "Y_n1_Q1_resonance_hz", y1["Q1"]["resonance_hz"], "Hz", "HoseY n = 1 resonance of Q1 (3e5 Pa)")
+        checks.published(variant, "Y_n1_Q2_resonance_hz", y1["Q2"]["resonance_hz"], "Hz", "HoseY n = 1 resonance of Q2 (3e5 Pa)")
         for key, lin in (("H_n1", per["H_n1"]["linear"]), ("H_n7", per["H_n7"]["linear"]), ("Y_n1", per["Y_n1"]["linear"])):
             checks.info(f"[{variant}] {key} linearisation peaks",
                         ", ".join(f"{s} {v['resonance_hz']:.3f} Hz {v['ratio_db']:.3f} dB" for s, v in lin.items()))
         if "H_n1_A1e4" in per:
-            checks.card(variant, "H_n1_p1_ratio_db_A1e4", per["H_n1_A1e4"]["nonlinear"]["p1"]["ratio_db"], "dB",
+            checks.published(variant, "H_n1_p1_ratio_db_A1e4", per["H_n1_A1e4"]["nonlinear"]["p1"]["ratio_db"], "dB",
                         "HoseH n = 1 ratio of p1 at resonance with A = 1e4 Pa")
     d = numbers.get("default")
     if d:
@@ -1580,10 +1584,10 @@ def card_frequency_checks(checks: Checks, numbers: dict) -> None:
 def main(argv=None) -> int:
     default_out = Path(__file__).resolve().parents[2] / "scenarios"
     parser = argparse.ArgumentParser(
-        description="Independent SciPy Radau (+ CVODE cross-check) reference traces for the hose model card "
-                    "(HoseH/G/Y/Z), FMI Cross-Check layout; also checks the card's numbers.")
+        description="Independent SciPy Radau (+ CVODE cross-check) reference traces for the hose model "
+                    "description (HoseH/G/Y/Z), FMI Cross-Check layout; also checks the published numbers.")
     parser.add_argument("--scenario", choices=[*SCENARIOS, "all", "none"], default="all",
-                        help="scenario to compute (default: all; none: only the card's numbers)")
+                        help="scenario to compute (default: all; none: only the published numbers)")
     add_check_arguments(parser)
     parser.add_argument("--out-dir", type=Path, default=default_out,
                         help=f"root of the scenario folders (default: {default_out})")
@@ -1594,7 +1598,7 @@ def main(argv=None) -> int:
     checks = Checks()
     print(f"hose reference: mode {'check' if args.check else 'write'}, output root {args.out_dir}", flush=True)
 
-    print("\n== equations and the card's static numbers ==", flush=True)
+    print("\n== equations and the published static numbers ==", flush=True)
     worst = 0.0
     for form in "HGYZ":
         for n in (1, 3, 7):
@@ -1611,10 +1615,10 @@ def main(argv=None) -> int:
     checks.add("complex-step Jacobian vs central differences (4 forms, n = 1, 3, 7)", worst < 1e-6,
                f"max rel diff {worst:.1e}")
     for n in (1, 7):
-        k_lc, k_r = corrections(n, CARD_PARAMETERS)
+        k_lc, k_r = corrections(n, MODEL_PARAMETERS)
         checks.info(f"corrections n = {n}", f"kL = kC = {k_lc:.6f}, kr = {k_r:.3f}")
-    checks.info("corrections n >= 15", f"kr = kr1 - kr2 (n - 1) = {corrections(15, CARD_PARAMETERS)[1]:.2f} at n = 15, "
-                f"{corrections(20, CARD_PARAMETERS)[1]:.2f} at n = 20: no (or negative) damping, so n is limited to 14")
+    checks.info("corrections n >= 15", f"kr = kr1 - kr2 (n - 1) = {corrections(15, MODEL_PARAMETERS)[1]:.2f} at n = 15, "
+                f"{corrections(20, MODEL_PARAMETERS)[1]:.2f} at n = 20: no (or negative) damping, so n is limited to 14")
     check_constants(checks)
     check_ladder(checks)
 
@@ -1622,7 +1626,7 @@ def main(argv=None) -> int:
     for variant in ("default", "as_stated"):
         for n in (1, 7):
             r = step_response_frequency(variant, n)
-            checks.card(variant, f"step_p1_hz_n{n}", r["fit_hz"], "Hz",
+            checks.published(variant, f"step_p1_hz_n{n}", r["fit_hz"], "Hz",
                         f"HoseH n = {n} step: p1 oscillation (damped-mode fit; eigenfrequency at the post-step "
                         f"operating point {r['eig_hz']:.3f} Hz"
                         + (f", upward zero crossings {r['upward_crossings_hz']:.3f} Hz)" if n == 1 else
@@ -1654,7 +1658,7 @@ def main(argv=None) -> int:
         numbers = {}
         for variant in ("default", "as_stated"):
             numbers[variant] = frequency_numbers(variant, log=lambda m: print(m, flush=True))
-        card_frequency_checks(checks, numbers)
+        published_frequency_checks(checks, numbers)
         h1 = numbers["default"]["H_n1"]["nonlinear"]["p1"]
         confirm_by_time_simulation("default", h1["resonance_hz"], 3e5, h1["ratio_db"], checks)
         docs = frequency_documents(numbers)

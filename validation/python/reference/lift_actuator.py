@@ -4,8 +4,8 @@
 A proportional 4/3 valve with a second-order spool drives a double-acting
 cylinder whose piston (m) lifts a load (M) against gravity, with viscous and
 regularised Coulomb friction and push-only end stops. The model description
-is ``components/lift-circuit/MODEL.md`` ("the card" below; its labels L1-L6);
-the equations are written out here from the card's statement as plain
+is ``components/lift-circuit/MODEL.md`` (its labels L1-L6; its numbers "the
+published numbers" below); the equations are written out here from it as plain
 functions in SI units, without looking at the Rust code:
 
 * L1 spool: x_v'' = K_v omega_v^2 u - 2 D_v omega_v x_v' - omega_v^2 x_v;
@@ -48,7 +48,7 @@ How the non-smooth points are handled (lift_actuator_NOTES.md):
 It writes ``validation/scenarios/LiftActuator/lift_100kg/`` and
 ``validation/scenarios/LiftHydraulics/lift_100kg_motion/`` (the hydraulics
 with u, x_p and v_p of the LiftActuator trace, tabulated every 10 ms) in the
-FMI Cross-Check layout, and checks the card's numbers as PASS / FAIL. With
+FMI Cross-Check layout, and checks the published numbers as PASS / FAIL. With
 ``--check`` nothing is written: the files are recomputed and compared with the
 ones on disk.
 
@@ -68,16 +68,16 @@ from pathlib import Path
 
 import numpy as np
 import reference_common
-from reference_common import add_check_arguments, agrees_to_card, csv_text, write_or_compare
+from reference_common import add_check_arguments, agrees_to_published, csv_text, write_or_compare
 from scipy.integrate import solve_ivp
 
 MODEL = "LiftActuator"
 HYD_MODEL = "LiftHydraulics"
-CARD = "components/lift-circuit/MODEL.md"
+MODEL_DESCRIPTION = "components/lift-circuit/MODEL.md"
 SCRIPT = "validation/python/reference/lift_actuator.py"
 
-# The card's parameters (SI units), named as the FMUs' parameters.
-CARD_PARAMETERS = {
+# The parameters of the model description (SI units), named as the FMUs' parameters.
+MODEL_PARAMETERS = {
     "p_S": 7.6e6,  # Pa, supply pressure
     "p_T": 1e5,  # Pa, tank pressure
     "rho": 800.0,  # kg/m3, oil density
@@ -168,10 +168,11 @@ HYD_SCENARIOS = {
 SIGNAL_BOUNDS = {"x_p": 0.1, "v_p": 2.0, "p_A": 1.0, "p_B": 1.0, "Q_A": 4.0, "Q_B": 4.0}
 HYD_BOUNDS = {"p_A": 1.0, "p_B": 1.0, "F": 2.0}
 
-# The card's numbers: (label, key of measure(), card value as printed, unit,
-# factor SI -> the card's unit). A number agrees when the measured value,
-# rounded or truncated to the card's last digit, gives the card's number.
-CARD_NUMBERS = (
+# The published numbers (MODEL.md, "The paper's experiment"): (label, key of
+# measure(), published value as printed, unit, factor SI -> that unit). A
+# number agrees when the measured value, rounded or truncated to the last
+# printed digit, gives the published number.
+PUBLISHED_NUMBERS = (
     ("p_A at t = 1.05 s", "pA_1.05", "7.04", "MPa", 1e-6),
     ("p_A at t = 1.2 s", "pA_1.2", "5.94", "MPa", 1e-6),
     ("peak piston speed", "v_max", "4.19", "m/s", 1.0),
@@ -179,11 +180,11 @@ CARD_NUMBERS = (
     ("p_A at t = 1.5 s", "pA_1.5", "7.600", "MPa", 1e-6),
     ("p_B at t = 1.5 s", "pB_1.5", "0.100", "MPa", 1e-6),
 )
-CARD_PB_PEAK = (1.1e6, 1.17e6)  # Pa, "p_B peaks near 1.1-1.17 MPa"
+PUBLISHED_PB_PEAK = (1.1e6, 1.17e6)  # Pa, "p_B peaks near 1.1-1.17 MPa"
 
 
 # --------------------------------------------------------------------------
-# Model equations (card L1-L6), scalar, SI units
+# Model equations (MODEL.md L1-L6), scalar, SI units
 # --------------------------------------------------------------------------
 
 
@@ -262,7 +263,7 @@ def hydraulic_rates(y, u: float, x_p: float, v_p: float, par: dict) -> list[floa
 
 def natural_rhs(y, u: float, f_ext: float, par: dict) -> list[float]:
     """(L1)-(L6) LiftActuator with every branch chosen by the current state
-    (the card's statement). Used for the initial branches, the unit tests and
+    (as MODEL.md states them). Used for the initial branches, the unit tests and
     the sensitivity runs; the reference uses the branch-locked form."""
     x_p, v_p = float(y[I_XP]), float(y[I_VP])
     rates = hydraulic_rates(y, u, x_p, v_p, par)
@@ -755,7 +756,7 @@ def hydraulics_segments(rows) -> list:
 
 
 def scenario_par(name: str) -> dict:
-    return dict(CARD_PARAMETERS, **SCENARIOS[name]["parameters"])
+    return dict(MODEL_PARAMETERS, **SCENARIOS[name]["parameters"])
 
 
 # --------------------------------------------------------------------------
@@ -811,7 +812,7 @@ def compute_all(no_cvode: bool, jobs: int) -> dict:
             js = [("hydraulics", name, b, rows) for b in backends]
             runs = list(pool.map(_job, js)) if pool else [_job(j) for j in js]
             out["hydraulics"][name] = dict(zip(backends, runs), rows=rows)
-        # the card's equations as stated (no locking, no event location), by CVODE
+        # the model description's equations as stated (no locking, no event location), by CVODE
         for name, spec in SCENARIOS.items():
             out["actuator"][name]["natural"] = natural_cvode("actuator", scenario_par(name), actuator_segments(name),
                                                              spec["stop"], NATURAL_RTOL)
@@ -849,7 +850,7 @@ def crossing_time(t: np.ndarray, x: np.ndarray, level: float) -> float:
 
 
 def measure(t: np.ndarray, ref: dict[str, np.ndarray]) -> dict[str, float]:
-    """The figures the card states, from a trace on the 1 ms grid."""
+    """The figures MODEL.md states, from a trace on the 1 ms grid."""
 
     def at(sig, when):
         i = int(round(when / GRID))
@@ -875,15 +876,15 @@ def held_position(par: dict) -> float:
 
 
 class Checks(reference_common.Checks):
-    def card(self, name: str, value: float, card: str, unit: str) -> bool:
-        ok, how = agrees_to_card(value, card)
-        return self.add(name, ok, f"{value:.6g} {unit}; card {card} {unit} ({how})")
+    def published(self, name: str, value: float, published: str, unit: str) -> bool:
+        ok, how = agrees_to_published(value, published)
+        return self.add(name, ok, f"{value:.6g} {unit}; published {published} {unit} ({how})")
 
 
 def check_equations(checks: Checks) -> None:
     """Checks without integration: L3's continuity, the analytic Jacobian on
     every branch combination met at random states, the rest states."""
-    par = dict(CARD_PARAMETERS)
+    par = dict(MODEL_PARAMETERS)
     p = Par(par)
     ptr = par["p_tr"]
     jump = max(abs(regularised_root(ptr * (1 + s * 1e-12), ptr) - regularised_root(ptr * (1 - s * 1e-12), ptr))
@@ -917,7 +918,7 @@ def check_equations(checks: Checks) -> None:
                 col = (np.array(locked_model(yp[:n] + y[n:], inp, lk, p, system)[0])
                        - np.array(locked_model(ym[:n] + y[n:], inp, lk, p, system)[0])) / (2 * h)
                 worst = max(worst, float(np.max(np.abs(col - jac[:, j]) / scale)))
-    checks.add("branch-locked right-hand side equals the card's statement on its own branches (160 states)",
+    checks.add("branch-locked right-hand side equals the stated equations on their own branches (160 states)",
                worst_rhs < 1e-12, f"max relative diff {worst_rhs:.1e}")
     checks.add("analytic Jacobian vs central differences (160 states, both systems)", worst < 1e-6,
                f"max diff {worst:.2e} of the row's largest entry")
@@ -955,7 +956,7 @@ def cvode_agrees(checks: Checks, label: str, cv: dict | None, ref: dict, bounds:
 
 
 def natural_agrees(checks: Checks, label: str, nat: dict, ref: dict, bounds: dict) -> bool:
-    """The card's equations as stated, integrated without locking or event
+    """The model description's equations as stated, integrated without locking or event
     location (CVODE, NATURAL_RTOL), against the reference: within
     AGREEMENT_FRACTION of each bound; a check of the event machinery that does
     not use it."""
@@ -983,7 +984,7 @@ def opt_text(stop: float) -> str:
 
 def scenario_json(*args, **kwargs) -> dict:
     """reference_common.scenario_json for this script's model description."""
-    return reference_common.scenario_json(*args, card=CARD, script=SCRIPT, **kwargs)
+    return reference_common.scenario_json(*args, model_description=MODEL_DESCRIPTION, script=SCRIPT, **kwargs)
 
 
 BOUND_NOTE = (
@@ -1078,11 +1079,11 @@ def report_actuator(checks: Checks, name: str, runs: dict, args) -> None:
                         if tr.events[k] != runs["cvode"].events[k]))
     trace_ok = cvode_agrees(checks, label, cv, ref, SIGNAL_BOUNDS)
     trace_ok &= natural_agrees(checks, label, signal_table(runs["natural"], par), ref, SIGNAL_BOUNDS)
-    # the card's numbers
+    # the published numbers
     m = measure(tr.t, ref)
-    for title, key, card, unit, factor in CARD_NUMBERS:
-        trace_ok &= checks.card(f"{label}: {title}", m[key] * factor, card, unit)
-    lo, hi = CARD_PB_PEAK
+    for title, key, published, unit, factor in PUBLISHED_NUMBERS:
+        trace_ok &= checks.published(f"{label}: {title}", m[key] * factor, published, unit)
+    lo, hi = PUBLISHED_PB_PEAK
     trace_ok &= checks.add(f"{label}: p_B peaks within {lo / 1e6:g}..{hi / 1e6:g} MPa", lo <= m["pB_max"] <= hi,
                            f"max p_B {m['pB_max'] / 1e6:.6g} MPa at t = {m['t_pB_max']:.3f} s")
     # the lift's pressure curves, qualitatively
@@ -1203,7 +1204,7 @@ def main(argv=None) -> int:
     default_out = Path(__file__).resolve().parents[2] / "scenarios"
     parser = argparse.ArgumentParser(
         description="Independent SciPy Radau (+ SUNDIALS CVODE cross-check) reference traces for the LiftActuator and "
-        "LiftHydraulics FMUs, in the FMI Cross-Check layout; checks the card's numbers.")
+        "LiftHydraulics FMUs, in the FMI Cross-Check layout; checks the published numbers.")
     add_check_arguments(parser)
     parser.add_argument("--out-dir", type=Path, default=default_out,
                         help=f"root of the scenario folders (default: {default_out})")

@@ -2,12 +2,12 @@
 """Independent reference solution of the OrificeChain model.
 
 The equations E1-E5 of the model description ``components/orifice-chain/MODEL.md``
-("the card" below, its numbers "the card's numbers") are written out here
+(its numbers "the published numbers" below) are written out here
 as plain functions (SI units throughout) and solved with SciPy ``Radau``
 (rtol 1e-10, analytic Jacobian). The trace is cross-checked against SUNDIALS
 CVODE (BDF, via scikit-sundae) and against a Radau run at rtol 1e-12, and the
-card's analytic numbers (steady state, transient values, eigenvalues, stable
-explicit step sizes) are recomputed and compared with the card.
+analytic numbers of the model description (steady state, transient values,
+eigenvalues, stable explicit step sizes) are recomputed and compared with it.
 
 Per scenario it writes, in the FMI Cross-Check layout,
 ``validation/scenarios/OrificeChain/<scenario>/``:
@@ -34,15 +34,15 @@ from pathlib import Path
 import numpy as np
 import element_laws
 from element_laws import orifice_coefficient, orifice_law, orifice_law_slope  # E1, E2
-from reference_common import (SURROGATE_KINDS, Checks, add_check_arguments, agrees_to_card, csv_text,
+from reference_common import (SURROGATE_KINDS, Checks, add_check_arguments, agrees_to_published, csv_text,
                               surrogate_scenario_files, write_or_compare)
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
 MODEL = "OrificeChain"
 
-# Parameters of the model card (its variable table), SI units.
-CARD_PARAMETERS = {
+# Parameters of the model description (its parameter table), SI units.
+MODEL_PARAMETERS = {
     "Cd": 0.6,  # 1, discharge coefficient
     "rho": 900.0,  # kg/m3, oil density
     "d1": 1e-3,  # m, diameter of orifice 1
@@ -61,8 +61,8 @@ CARD_PARAMETERS = {
     "bulk_log_natural": False,  # Boolean: ln instead of log10 in E4
 }
 
-# Start values of the card's inputs, Pa.
-CARD_INPUTS = {"ps": 1e7, "pt": 0.0}
+# Start values of the inputs (model description), Pa.
+MODEL_INPUTS = {"ps": 1e7, "pt": 0.0}
 
 # Reference grid and solver settings.
 START_TIME = 0.0  # s
@@ -97,9 +97,10 @@ SCENARIOS = {
     },
 }
 
-# The card's numbers ("Numbers an implementation must reproduce"), written as
-# the card writes them: the digits given set the tolerance, see agrees_to_card().
-CARD_NUMBERS = {
+# The published numbers (MODEL.md, "Numbers the implementation reproduces"),
+# written as MODEL.md writes them: the digits given set the tolerance, see
+# agrees_to_published().
+PUBLISHED_NUMBERS = {
     "Q_steady": "4.055e-5",  # m3/s
     "p1_0.1s": "3.385e6",  # Pa, log10
     "p2_0.1s": "1.682e6",  # Pa, log10
@@ -112,22 +113,22 @@ CARD_NUMBERS = {
     # on the negative real axis ends at -2.7853, which with the steady-state
     # eigenvalues gives 2.23e-3 s and 0.97e-3 s, and stepping the full model at
     # 0.99 / 1.01 of those limits confirms them (below). The corrected values
-    # are checked here (and stated by the card); CARD_ERRATA keeps the others.
+    # are checked here (and stated by MODEL.md); PUBLISHED_ERRATA keeps the others.
     "rk4_step_log10": "2.23e-3",  # s
     "euler_step_ln": "0.69e-3",  # s
     "rk4_step_ln": "0.97e-3",  # s
 }
 
 # Numbers stated for this circuit elsewhere that its equations do not
-# reproduce, with the value this script checks instead (see CARD_NUMBERS) and why.
-CARD_ERRATA = {
+# reproduce, with the value this script checks instead (see PUBLISHED_NUMBERS) and why.
+PUBLISHED_ERRATA = {
     "rk4_step_log10": ("2.18e-3", "RK4 stability boundary -2.7853 / -1249.11 1/s = 2.2298e-3 s"),
     "rk4_step_ln": ("0.95e-3", "RK4 stability boundary -2.7853 / -2876.18 1/s = 0.9684e-3 s"),
 }
 
 
 # --------------------------------------------------------------------------
-# Model equations (model card E1-E5), scalar, SI units
+# Model equations (MODEL.md E1-E5), scalar, SI units
 # --------------------------------------------------------------------------
 
 
@@ -155,7 +156,7 @@ def bulk_modulus(p: float, par: dict) -> float:
 
 def bulk_modulus_slope(p: float, par: dict) -> float:
     """dB/dp of (E4), 1. Zero for p < 0 (max(p, 0)); at p = 0 the right-hand
-    derivative (the branch p >= 0), which gives the card's start-up Jacobian."""
+    derivative (the branch p >= 0), which gives the model description's start-up Jacobian."""
     return element_laws.bulk_modulus_slope(p, par["a1"], par["Emax"], par["a2"], par["pmax"], par["a3"],
                                            par["bulk_log_natural"])
 
@@ -369,13 +370,13 @@ def relative_max(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a - b)) / np.mean(np.abs(b)))
 
 
-def check_card_number(checks: Checks, name: str, value: float, key: str, unit: str) -> None:
-    ok, how = agrees_to_card(value, CARD_NUMBERS[key])
+def check_published_number(checks: Checks, name: str, value: float, key: str, unit: str) -> None:
+    ok, how = agrees_to_published(value, PUBLISHED_NUMBERS[key])
     note = ""
-    if key in CARD_ERRATA:
-        stated, why = CARD_ERRATA[key]
+    if key in PUBLISHED_ERRATA:
+        stated, why = PUBLISHED_ERRATA[key]
         note = f"; not {stated} as sometimes stated: {why}"
-    checks.add(name, ok, f"{value:.6g} {unit}; expected {CARD_NUMBERS[key]} ({how}){note}")
+    checks.add(name, ok, f"{value:.6g} {unit}; expected {PUBLISHED_NUMBERS[key]} ({how}){note}")
 
 
 def check_jacobian_against_differences(checks: Checks, par, ps, pt) -> None:
@@ -418,18 +419,18 @@ def analyse_eigenvalues(checks: Checks, name: str, par, ps, pt) -> None:
         f"Euler [-{stability_boundary('Euler', -1.0):.6f}, 0], RK4 [-{stability_boundary('RK4', -1.0):.6f}, 0]",
     )
     if log10:
-        check_card_number(checks, f"{name}: start-up stiff eigenvalue", eig0[0], "eig_startup", "1/s")
+        check_published_number(checks, f"{name}: start-up stiff eigenvalue", eig0[0], "eig_startup", "1/s")
         par_tr = dict(par, p_tr=1e5)
         eig_tr = np.sort(np.linalg.eigvals(jacobian(0.0, y0, par_tr, ps, pt)).real)
-        check_card_number(
+        check_published_number(
             checks, f"{name}: start-up stiff eigenvalue with p_tr = 1e5 Pa", eig_tr[0],
             "eig_startup_ptr1e5", "1/s",
         )
-        check_card_number(checks, f"{name}: steady-state fast eigenvalue", eig_ss[0].real, "eig_steady_fast", "1/s")
-        check_card_number(checks, f"{name}: steady-state slow eigenvalue", eig_ss[1].real, "eig_steady_slow", "1/s")
+        check_published_number(checks, f"{name}: steady-state fast eigenvalue", eig_ss[0].real, "eig_steady_fast", "1/s")
+        check_published_number(checks, f"{name}: steady-state slow eigenvalue", eig_ss[1].real, "eig_steady_slow", "1/s")
     key = "log10" if log10 else "ln"
-    check_card_number(checks, f"{name}: largest stable explicit Euler step", h_euler, f"euler_step_{key}", "s")
-    check_card_number(checks, f"{name}: largest stable RK4 step", h_rk4, f"rk4_step_{key}", "s")
+    check_published_number(checks, f"{name}: largest stable explicit Euler step", h_euler, f"euler_step_{key}", "s")
+    check_published_number(checks, f"{name}: largest stable RK4 step", h_rk4, f"rk4_step_{key}", "s")
     # Confirm the limits by stepping at 0.99 h_max and 1.01 h_max, both the
     # linearised system and the full nonlinear model near its steady state.
     for label, h in (("Euler", h_euler), ("RK4", h_rk4)):
@@ -450,7 +451,7 @@ def analyse_eigenvalues(checks: Checks, name: str, par, ps, pt) -> None:
 
 
 def check_trace(checks: Checks, name: str, par, ps, pt, radau: Trace) -> None:
-    """Card numbers that come from the trace."""
+    """Published numbers that come from the trace."""
     p1s, p2s, qs = steady_state(par, ps, pt)
     end = -1
     for label, value, exact in (
@@ -467,12 +468,12 @@ def check_trace(checks: Checks, name: str, par, ps, pt, radau: Trace) -> None:
             f"{value:.10g} vs {exact:.10g}, rel err {rel:.2e}",
             trace=True,
         )
-    check_card_number(checks, f"{name}: analytic steady flow K sqrt(ps/3)", qs, "Q_steady", "m3/s")
+    check_published_number(checks, f"{name}: analytic steady flow K sqrt(ps/3)", qs, "Q_steady", "m3/s")
     i01 = int(round(0.1 / STEP_SIZE))
     i05 = int(round(0.5 / STEP_SIZE))
     if not par["bulk_log_natural"]:
-        check_card_number(checks, f"{name}: p1(0.1 s)", radau.p[0][i01], "p1_0.1s", "Pa")
-        check_card_number(checks, f"{name}: p2(0.1 s)", radau.p[1][i01], "p2_0.1s", "Pa")
+        check_published_number(checks, f"{name}: p1(0.1 s)", radau.p[0][i01], "p1_0.1s", "Pa")
+        check_published_number(checks, f"{name}: p2(0.1 s)", radau.p[1][i01], "p2_0.1s", "Pa")
     for t_idx in (i01, i05, len(radau.t) - 1):
         checks.info(
             f"{name}: t = {radau.t[t_idx]:g} s",
@@ -481,8 +482,8 @@ def check_trace(checks: Checks, name: str, par, ps, pt, radau: Trace) -> None:
     within = (np.abs(radau.p[0] - p1s) <= 0.01 * p1s) & (np.abs(radau.p[1] - p2s) <= 0.01 * p2s)
     outside = np.nonzero(~within)[0]
     t99 = radau.t[outside[-1] + 1] if len(outside) else radau.t[0]
-    checks.info(f"{name}: p1 and p2 within 1 % of the steady state from", f"t = {t99:g} s (card: about 0.5 s)")
-    # The card's pitfall: a small positive eigenvalue while the volumes fill.
+    checks.info(f"{name}: p1 and p2 within 1 % of the steady state from", f"t = {t99:g} s (expected: about 0.5 s)")
+    # MODEL.md's warning: a small positive eigenvalue while the volumes fill.
     largest = np.array([np.linalg.eigvals(jacobian(0.0, y, par, ps, pt)).real.max() for y in radau.p.T])
     positive = radau.t[largest > 0.0]
     where = f", > 0 from t = {positive[0]:g} s to {positive[-1]:g} s" if len(positive) else ""
@@ -557,7 +558,7 @@ def signal_bounds(trace: Trace, par: dict, ps: float, pt: float) -> tuple[dict, 
 
 
 def analytic_checks(par: dict, ps: float, pt: float, t_end: float) -> list[dict]:
-    """The card's steady state, checked by the harness at the end of every run."""
+    """The analytic steady state, checked by the harness at the end of every run."""
     p1s, p2s, q = steady_state(par, ps, pt)
     return [
         {"signal": "p1", "time": t_end, "value": p1s, "rel_tol": 1e-6, "note": "steady state pt + 2/3 (ps - pt)"},
@@ -637,8 +638,8 @@ def scenario_files(name: str, trace: Trace, par: dict, ps: float, pt: float) -> 
 
 
 def run_scenario(name: str, args, checks: Checks, out_root: Path) -> None:
-    par = dict(CARD_PARAMETERS, **SCENARIOS[name]["parameters"])
-    ps, pt = CARD_INPUTS["ps"], CARD_INPUTS["pt"]
+    par = dict(MODEL_PARAMETERS, **SCENARIOS[name]["parameters"])
+    ps, pt = MODEL_INPUTS["ps"], MODEL_INPUTS["pt"]
     log = "ln" if par["bulk_log_natural"] else "log10"
     print(f"\n== {MODEL}/{name} ({log} bulk modulus, ps = {ps:g} Pa, pt = {pt:g} Pa) ==", flush=True)
     t_out = output_times()
@@ -710,7 +711,7 @@ def main(argv=None) -> int:
     default_out = Path(__file__).resolve().parents[2] / "scenarios"
     parser = argparse.ArgumentParser(
         description="Independent SciPy Radau (+ CVODE cross-check) reference traces for the "
-        "OrificeChain model card, written in the FMI Cross-Check layout; also checks the card's numbers.",
+        "OrificeChain model description, written in the FMI Cross-Check layout; also checks the published numbers.",
     )
     parser.add_argument(
         "--scenario", choices=[*SCENARIOS, "all"], default="all", help="scenario to compute (default: all)"
@@ -729,8 +730,8 @@ def main(argv=None) -> int:
     checks = Checks()
     print(f"{MODEL} reference: mode {'check' if args.check else 'write'}, output root {args.out_dir}", flush=True)
     print("== model-independent checks ==", flush=True)
-    par = dict(CARD_PARAMETERS)
-    check_jacobian_against_differences(checks, par, CARD_INPUTS["ps"], CARD_INPUTS["pt"])
+    par = dict(MODEL_PARAMETERS)
+    check_jacobian_against_differences(checks, par, MODEL_INPUTS["ps"], MODEL_INPUTS["pt"])
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
     for name in names:
         run_scenario(name, args, checks, args.out_dir)

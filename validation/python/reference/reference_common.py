@@ -1,6 +1,6 @@
 """What the reference scripts share: the PASS / FAIL / DISCREPANCY / INFO
 bookkeeping and the run summary, the comparison of a number with the way a
-model card prints it, the Cross-Check CSV text (shortest round-trip
+model description or a paper prints it, the Cross-Check CSV text (shortest round-trip
 decimals), and the ``--check`` comparison of recomputed CSV files with the
 committed ones.
 
@@ -86,25 +86,26 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
                         "wrote the files)")
 
 
-def agrees_to_card(value: float, card: str) -> tuple[bool, str]:
-    """True if ``value``, cut to the card's last digit, gives the card's
-    number ``card`` (a decimal string).
+def agrees_to_published(value: float, published: str) -> tuple[bool, str]:
+    """True if ``value``, cut to the last digit of the published number
+    ``published`` (a decimal string), gives that number.
 
-    The cards state numbers to a few digits, sometimes rounded (-2.4e4 for
-    -23907) and sometimes truncated (4.055e-5 for 4.05578e-5); both readings
-    are accepted, nothing wider. The second item says what the value rounds
+    Model descriptions and papers state numbers to a few digits, sometimes
+    rounded (-2.4e4 for -23907) and sometimes truncated (4.055e-5 for
+    4.05578e-5); both readings are accepted, nothing wider. The second item says what the value rounds
     and truncates to.
     """
-    digit = Decimal(1).scaleb(Decimal(card).as_tuple().exponent)
+    digit = Decimal(1).scaleb(Decimal(published).as_tuple().exponent)
     exact = Decimal(repr(float(value)))
     rounded = exact.quantize(digit, rounding="ROUND_HALF_EVEN")
     truncated = exact.quantize(digit, rounding="ROUND_DOWN")
-    return Decimal(card) in (rounded, truncated), f"rounds to {rounded:f}, truncates to {truncated:f}"
+    return Decimal(published) in (rounded, truncated), f"rounds to {rounded:f}, truncates to {truncated:f}"
 
 
 class Checks:
     """Collects PASS / FAIL lines (printed as they come), documented
-    discrepancies with a model card (printed, never failing) and INFO lines.
+    discrepancies with a published number (printed, never failing) and INFO
+    lines.
 
     ``trace_failures`` counts the failed checks marked ``trace=True`` (the
     accuracy of a reference trace): a script does not write a trace that
@@ -125,8 +126,8 @@ class Checks:
         return ok
 
     def discrepancy(self, name: str, detail: str, summary: str | None = None) -> None:
-        """A number the card's own equations do not give, documented in the
-        script: reported, not failed."""
+        """A published number that the model description's own equations do
+        not give, documented in the script: reported, not failed."""
         print(f"  [DISCREPANCY] {name}: {detail}", flush=True)
         self.discrepancies.append(summary or name)
 
@@ -139,7 +140,7 @@ class Checks:
         script's exit status (0: every check passed)."""
         print(f"\nwall time {time.perf_counter() - self.started:.1f} s", flush=True)
         if self.discrepancies:
-            print(f"{len(self.discrepancies)} documented discrepancy(ies) with the card:", flush=True)
+            print(f"{len(self.discrepancies)} documented discrepancy(ies) with the published numbers:", flush=True)
             for d in self.discrepancies:
                 print(f"  - {d}", flush=True)
         if self.failed:
@@ -225,16 +226,16 @@ def write_or_compare(checks: Checks, check: bool, name: str, folder: Path, files
 
 
 def scenario_json(model: str, name: str, description: str, parameters: dict, signals: dict, note: str,
-                  analytic: list, *, card: str, script: str) -> dict:
+                  analytic: list, *, model_description: str, script: str) -> dict:
     """The scenario.json document of one scenario folder (harness README):
     step inputs, harness steps 1 ms and 10 ms, the Cross-Check file names;
-    `card` is the model description and `script` the generating script,
-    both relative to the repository."""
+    `model_description` is the circuit's MODEL.md and `script` the
+    generating script, both relative to the repository."""
     return {
         "model": model,
         "scenario": name,
         "description": description,
-        "model_description": card,
+        "model_description": model_description,
         "generated_by": script,
         "interpolation": "step",
         "step_sizes": [0.001, 0.01],

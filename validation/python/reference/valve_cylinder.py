@@ -2,7 +2,7 @@
 """Independent reference solution of the ValveCylinder model.
 
 The equations V1-V6 of the model description ``components/valve-drive/MODEL.md``
-("the card" below, its numbers "the card's numbers") (corrected forms,
+(its numbers "the published numbers" below) (corrected forms,
 deadband form of V4, K clamped to [0, Kmax] with anti-windup, shuttle pressure
 max(p1, p2), LuGre friction, push-only end stops) are written out here as plain
 functions in SI units, with the orifice law E2 (p_tr = 1e5 Pa) and the log10
@@ -47,12 +47,12 @@ velocity of that trace as inputs, held for 10 ms each
 the mechanics (V6) driven by the cylinder force p1 A1 - p2 A2 of that trace,
 held for 10 ms each (section 10b).
 With ``--check`` nothing is written: the files are recomputed and compared
-with the ones on disk (the changed files are named). The card's "Numbers an
-implementation must reproduce" are recomputed and printed as PASS / FAIL /
-DISCREPANCY (a number the card's own equations do not give; documented in
-CARD_DISCREPANCIES, not tuned away).
+with the ones on disk (the changed files are named). The published numbers
+are recomputed and printed as PASS / FAIL / DISCREPANCY (a number the model
+description's own equations do not give; documented in
+PUBLISHED_DISCREPANCIES, not tuned away).
 
-Exit status: 0 when every check passes (documented card discrepancies do not
+Exit status: 0 when every check passes (documented discrepancies do not
 fail the run) and, with ``--check``, the committed files match; 1 otherwise.
 """
 
@@ -70,20 +70,20 @@ import numpy as np
 import reference_common
 import element_laws
 from element_laws import orifice_law, orifice_law_slope  # V2 = E2
-from reference_common import (SURROGATE_KINDS, add_check_arguments, agrees_to_card, csv_text,
+from reference_common import (SURROGATE_KINDS, add_check_arguments, agrees_to_published, csv_text,
                               surrogate_scenario_files, write_or_compare)
 from scipy.integrate import solve_ivp
 
 MODEL = "ValveCylinder"
-CARD = "components/valve-drive/MODEL.md"
+MODEL_DESCRIPTION = "components/valve-drive/MODEL.md"
 SCRIPT = "validation/python/reference/valve_cylinder.py"
 # The 100 levels of the random scenario (b), committed beside this script (data/README.md).
 LEVELS_CSV = Path(__file__).resolve().parent / "data" / "valve-cylinder-random-levels.csv"
 
-# Parameters of the model card (its parameter table, "replaced" values where
-# the card replaces the paper's), plus the bulk-modulus constants of the
-# orifice-chain card (E4, log10), SI units.
-CARD_PARAMETERS = {
+# Parameters of the model description (its parameter table, "replaced" values
+# where it replaces the paper's), plus the bulk-modulus constants of the
+# OrificeChain model description (E4, log10), SI units.
+MODEL_PARAMETERS = {
     "ps": 1.4e7,  # Pa, pump (supply) pressure
     "pt": 9e5,  # Pa, tank pressure (9 bar back-pressure)
     "p1_0": 9e5,  # Pa, initial pressure in chamber A
@@ -116,7 +116,7 @@ CARD_PARAMETERS = {
     "k_s": 1e8,  # N/m, end-stop stiffness (added)
     "c_s": 2e5,  # N s/m, end-stop damping (added)
     "p_tr": 1e5,  # Pa, transition pressure of the regularised orifice law (E2)
-    # E4 of the orifice-chain card (log10):
+    # E4 of the OrificeChain model description (log10):
     "Emax": 1.8e9,  # Pa
     "pmax": 2.8e7,  # Pa
     "a1": 0.5,
@@ -176,30 +176,32 @@ def atol_for(rtol: float) -> np.ndarray:
 
 SCENARIOS = {
     "repeatable": {
-        "description": "Card scenario (a): 10 s, U = -6 V for the first half and +9 V for the second half "
-        "of each 2.5 s period; card initial state (x_0 = 1 m, on the stop).",
+        "description": "Scenario (a), the repeatable input of Ustinov et al. (2022): 10 s, U = -6 V for the first "
+        "half and +9 V for the second half of each 2.5 s period; initial state of the model description (x_0 = 1 m, "
+        "on the stop).",
         "input": "repeatable",
         "stop": 10.0,
         "grid": 1e-3,
         "parameters": {},
     },
     "random": {
-        "description": "Card scenario (b): 50 s, U held 0.5 s at each of the 100 levels of "
-        "validation/python/reference/data/valve-cylinder-random-levels.csv; card initial state (x_0 = 1 m, on the stop).",
+        "description": "Scenario (b), the random input of Ustinov et al. (2022): 50 s, U held 0.5 s at each of the "
+        "100 levels of validation/python/reference/data/valve-cylinder-random-levels.csv; initial state of the model "
+        "description (x_0 = 1 m, on the stop).",
         "input": "random",
         "stop": 50.0,
         "grid": 5e-3,
         "parameters": {},
     },
     "repeatable_mid": {
-        "description": "Card scenario (a) with x_0 = 0.5 m (piston off the stops).",
+        "description": "Scenario (a), the repeatable input, with x_0 = 0.5 m (piston off the stops).",
         "input": "repeatable",
         "stop": 10.0,
         "grid": 1e-3,
         "parameters": {"x_0": 0.5},
     },
     "random_mid": {
-        "description": "Card scenario (b) with x_0 = 0.5 m (piston off the stops).",
+        "description": "Scenario (b), the random input, with x_0 = 0.5 m (piston off the stops).",
         "input": "random",
         "stop": 50.0,
         "grid": 5e-3,
@@ -209,7 +211,7 @@ SCENARIOS = {
 
 
 # --------------------------------------------------------------------------
-# Model equations (card V1-V6 with E2, E4), scalar, SI units
+# Model equations (MODEL.md V1-V6 with E2, E4), scalar, SI units
 # --------------------------------------------------------------------------
 
 
@@ -296,7 +298,7 @@ def end_stop_force(x: float, v: float, par: dict) -> float:
 
 def natural_rhs(y, u: float, par: dict) -> list[float]:
     """(V1)-(V6) right-hand side with every branch chosen by the current state
-    (the model as the card states it). Used by the explicit Euler runs and the
+    (the model as MODEL.md states it). Used by the explicit Euler runs and the
     unit tests; the implicit solvers use the branch-locked form below."""
     us, dus, k, p1, p2, pv, x, v, z = (float(a) for a in y)
     wn = par["wn"]
@@ -319,7 +321,7 @@ def natural_rhs(y, u: float, par: dict) -> list[float]:
 
 
 def outputs(y, par: dict) -> dict[str, float]:
-    """Output variables of the card computed from a state (SI units)."""
+    """Output variables of the model description computed from a state (SI units)."""
     us, _, k, p1, p2, pv, x, v, z = (float(a) for a in y)
     q1, q2, q3 = valve_flows(us, p1, p2, pv, par)
     _, f_mu = lugre(v, z, par)
@@ -658,11 +660,11 @@ def output_times(name: str) -> np.ndarray:
 
 
 def scenario_par(name: str) -> dict:
-    return dict(CARD_PARAMETERS, **SCENARIOS[name]["parameters"])
+    return dict(MODEL_PARAMETERS, **SCENARIOS[name]["parameters"])
 
 
 def initial_state(par: dict) -> np.ndarray:
-    """Card initial state: Us = dUs = 0, K = K_0, p1 = p2 = pv = 9 bar,
+    """Initial state of the model description: Us = dUs = 0, K = K_0, p1 = p2 = pv = 9 bar,
     x = x_0, v = 0, z = 0."""
     return np.array([0.0, 0.0, par["K_0"], par["p1_0"], par["p2_0"], par["pv_0"], par["x_0"], 0.0, 0.0])
 
@@ -987,7 +989,7 @@ def natural_cvode(name: str, par: dict, rtol: float, t_out=None) -> tuple[np.nda
     K clipped to [0, Kmax] at each restart), restarted at the input switches
     and, where CVODE gives up (error test failures down to its minimum step),
     from the last state it reached: how a general-purpose solver without event
-    location sees the card's model. Returns the states on the output grid and
+    location sees the described model. Returns the states on the output grid and
     the times at which it gave up."""
     from sksundae.cvode import CVODE
 
@@ -1036,7 +1038,7 @@ def natural_cvode(name: str, par: dict, rtol: float, t_out=None) -> tuple[np.nda
 
 
 # --------------------------------------------------------------------------
-# Analysis of a trace: card numbers, margin, eigenvalues
+# Analysis of a trace: published numbers, margin, eigenvalues
 # --------------------------------------------------------------------------
 
 
@@ -1142,9 +1144,9 @@ def analyse(name: str, par: dict, trace: HybridTrace) -> dict:
     outside = stalled & (par["ps"] - y[:, I_PV] >= par["p_tr"])
     res["pvK_stalled_max_abs"] = float(mag[stalled].max()) if stalled.any() else 0.0
     res["pvK_stalled_sqrt_regime_max_abs"] = float(mag[outside].max()) if outside.any() else 0.0
-    res["pvK_time_above_card"] = {}
-    for card_value in (2.4e3, 2.0e4):
-        res["pvK_time_above_card"][card_value] = float(np.mean(mag > card_value) * SCENARIOS[name]["stop"])
+    res["pvK_time_above_published"] = {}
+    for published in (2.4e3, 2.0e4):
+        res["pvK_time_above_published"][published] = float(np.mean(mag > published) * SCENARIOS[name]["stop"])
     # state at the largest pv/K magnitude
     i = int(np.argmax(mag))
     res["pvK_max_state"] = {k: float(trace.y[i, STATES.index(k)]) for k in ("K", "pv", "p1", "p2", "x", "v", "Us")}
@@ -1152,14 +1154,16 @@ def analyse(name: str, par: dict, trace: HybridTrace) -> dict:
 
 
 # --------------------------------------------------------------------------
-# The card's numbers
+# The published numbers
 # --------------------------------------------------------------------------
 
-# (check id, label, measured key, card value as the card writes it, unit,
-# factor from SI to the card's unit). A number agrees when the measured
-# value, rounded or truncated to the card's last digit, gives the card's
-# number (the card uses both).
-CARD_NUMBERS = {
+# (check id, label, measured key, published value as it is written, unit,
+# factor from SI to that unit). A number agrees when the measured value,
+# rounded or truncated to the published number's last digit, gives that
+# number (both readings occur). The stall eigenvalues 2.4e3 and 2.0e4 are
+# the figures of an earlier version of the model description (see
+# PUBLISHED_DISCREPANCIES); MODEL.md now states what this script finds.
+PUBLISHED_NUMBERS = {
     "repeatable": [
         ("a.x_min", "x min", "x_min", "0.9831", "m", 1.0),
         ("a.x_max", "x max", "x_max", "1.0001", "m", 1.0),
@@ -1196,30 +1200,30 @@ CARD_NUMBERS = {
 }
 
 # "In normal flow the pv/K pair sits near -300 +- 880j 1/s": the pair moves
-# with the operating point (K, ps - pv, B(pv)); the card's value is checked to
+# with the operating point (K, ps - pv, B(pv)); the published value is checked to
 # lie inside the 5-95 % band of the pair over the normal-flow grid points
 # (normal_flow_mask), and the medians are printed.
-CARD_EIG_NORMAL = {"repeatable": (-300.0, 880.0), "random": (-300.0, 880.0)}
+PUBLISHED_EIG_NORMAL = {"repeatable": (-300.0, 880.0), "random": (-300.0, 880.0)}
 
 # Explicit Euler (natural branches, no locking) at two small fixed steps on
 # every scenario: an independent check that the located-event reference is
-# the solution of the card's equations (first-order convergence towards it).
+# the solution of the model description's equations (first-order convergence towards it).
 EULER_CONVERGENCE = (2e-5, 1e-5)
 
 # Explicit Euler on (a): pv relative RMS error (%) against the reference.
-CARD_EULER = (("euler.1e-3", 1e-3, "77"), ("euler.5e-4", 5e-4, "0.85"), ("euler.1e-4", 1e-4, "0.13"))
+PUBLISHED_EULER = (("euler.1e-3", 1e-3, "77"), ("euler.5e-4", 5e-4, "0.85"), ("euler.1e-4", 1e-4, "0.13"))
 
-# Card numbers that the card's own equations do not reproduce: check id ->
-# (what the card says, what this script finds and why). Such a check prints
+# Published numbers that the model description's own equations do not
+# reproduce: check id -> (what was stated, what this script finds and why). Such a check prints
 # DISCREPANCY instead of FAIL and does not fail the run; it is not tuned away.
-CARD_DISCREPANCIES: dict[str, tuple[str, str]] = {
+PUBLISHED_DISCREPANCIES: dict[str, tuple[str, str]] = {
     "a.eig_stall": (
         "'when the piston stalls on a stop and pv approaches ps it [the pv/K pair] reaches 2.4e3 1/s (a)'",
         "the largest magnitude of the pv/K pair along the reference is about 3x larger. It occurs on the stop "
         "right after the switch to -6 V at t = 7.5 s (spool passing the deadband, K ~ 1.2e-8): pv is within p_tr "
         "of ps, in the regularised band of E2 where f'(ps - pv) reaches 1.25/sqrt(p_tr) = 3.95e-3 Pa^-0.5, so "
         "B(pv)/Vv K f' ~ 7e3 1/s. Over the stalled, valve-open points with ps - pv >= p_tr the maximum is "
-        "2.40e3 1/s (see the INFO line), i.e. the card's figure matches only if the regularised band is left out",
+        "2.40e3 1/s (see the INFO line), i.e. the stated figure matches only if the regularised band is left out",
     ),
     "b.eig_stall": (
         "'... and 2.0e4 1/s (b)'",
@@ -1232,19 +1236,19 @@ CARD_DISCREPANCIES: dict[str, tuple[str, str]] = {
 
 
 class Checks(reference_common.Checks):
-    """The shared checks plus the comparison with the card's numbers, which
-    knows the documented card discrepancies."""
+    """The shared checks plus the comparison with the published numbers,
+    which knows the documented discrepancies."""
 
-    def card(self, check_id: str, name: str, value: float, card: str, unit: str) -> None:
-        ok, how = agrees_to_card(value, card)
-        detail = f"{value:.6g} {unit}; card {card} {unit} ({how})"
-        if check_id in CARD_DISCREPANCIES:
-            stated, why = CARD_DISCREPANCIES[check_id]
+    def published(self, check_id: str, name: str, value: float, published: str, unit: str) -> None:
+        ok, how = agrees_to_published(value, published)
+        detail = f"{value:.6g} {unit}; published {published} {unit} ({how})"
+        if check_id in PUBLISHED_DISCREPANCIES:
+            stated, why = PUBLISHED_DISCREPANCIES[check_id]
             if ok:
-                self.add(name, False, f"{detail} -- listed as a card discrepancy but now agrees; "
-                         "remove it from CARD_DISCREPANCIES")
+                self.add(name, False, f"{detail} -- listed as a discrepancy but now agrees; "
+                         "remove it from PUBLISHED_DISCREPANCIES")
             else:
-                self.discrepancy(name, f"{detail}. Card: {stated}. Found: {why}")
+                self.discrepancy(name, f"{detail}. Stated: {stated}. Found: {why}")
             return
         self.add(name, ok, detail)
 
@@ -1316,14 +1320,14 @@ def scenario_doc(name: str, par: dict, ref: dict[str, np.ndarray]) -> dict:
         signals[k]["band_outside_percent"] = 0.2
     analytic = []
     if name == "random":
-        # card: "ending at 0.9578 m" (4 digits: half a unit of the last digit)
+        # MODEL.md: "0.9578 m at 50 s" (4 digits: half a unit of the last digit)
         analytic.append({"signal": "x", "time": 50.0, "value": 0.9578, "rel_tol": 5.3e-5})
     return scenario_json(MODEL, name, spec["description"], spec["parameters"], signals, BOUND_NOTE, analytic)
 
 
 def scenario_json(*args, **kwargs) -> dict:
     """reference_common.scenario_json for this script's model description."""
-    return reference_common.scenario_json(*args, card=CARD, script=SCRIPT, **kwargs)
+    return reference_common.scenario_json(*args, model_description=MODEL_DESCRIPTION, script=SCRIPT, **kwargs)
 
 
 def scenario_files(name: str, par: dict, t: np.ndarray, ref: dict[str, np.ndarray]) -> dict[str, str]:
@@ -1391,8 +1395,8 @@ def compute_scenario(name: str, no_cvode: bool = False, quick: bool = False) -> 
         res["timing"]["natural"] = time.perf_counter() - t0
     res["euler"] = {}
     steps = list(EULER_CONVERGENCE) if not quick else []
-    if SCENARIOS[name]["input"] == "repeatable" and par["x_0"] == CARD_PARAMETERS["x_0"]:
-        steps = [h for _, h, _ in CARD_EULER] + steps
+    if SCENARIOS[name]["input"] == "repeatable" and par["x_0"] == MODEL_PARAMETERS["x_0"]:
+        steps = [h for _, h, _ in PUBLISHED_EULER] + steps
     for h in steps:
         t0 = time.perf_counter()
         ys, finite = euler(name, par, h)
@@ -1433,7 +1437,7 @@ def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
             if fails:
                 extra += (f"; CVODE gave up {len(fails)} time(s) (restarted from its last state) at t = "
                           + ", ".join(f"{a:.6f}" for a in fails[:8]) + (" ..." if len(fails) > 8 else "") + " s")
-            checks.info(f"{name}: unlocked card equations, no event location, CVODE BDF rtol {rtol:g}, vs reference",
+            checks.info(f"{name}: unlocked model equations, no event location, CVODE BDF rtol {rtol:g}, vs reference",
                         "rel RMS " + ", ".join(parts) + extra)
 
     conv = [h for h in EULER_CONVERGENCE if h in res.get("euler", {})]
@@ -1456,9 +1460,9 @@ def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
                 ok = checks.add(label, 0.4 < e1 / e2 < 0.6 and ex < limit, detail + f" (limit {limit:g} %)")
                 trace_ok &= ok
 
-    # card numbers
-    for check_id, label, key, card, unit, factor in CARD_NUMBERS[name]:
-        checks.card(check_id, f"{name}: {label}", an[key] * factor, card, unit)
+    # published numbers
+    for check_id, label, key, published, unit, factor in PUBLISHED_NUMBERS[name]:
+        checks.published(check_id, f"{name}: {label}", an[key] * factor, published, unit)
     if an["t_x_above_Sc"] > 0:
         checks.info(f"{name}: time on the upper stop",
                     f"x > Sc {an['t_x_above_Sc']:.6g} s (output grid: {an['t_x_above_Sc_grid']:.5g} s), stop force "
@@ -1466,14 +1470,14 @@ def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
                     "few ms)")
     if an["t_x_below_0"] > 0:
         checks.info(f"{name}: time on the lower stop", f"x < 0 {an['t_x_below_0']:.6g} s")
-    if name in CARD_EIG_NORMAL and "pvK_normal_re_p05_p95" in an:
-        re_card, im_card = CARD_EIG_NORMAL[name]
+    if name in PUBLISHED_EIG_NORMAL and "pvK_normal_re_p05_p95" in an:
+        re_published, im_published = PUBLISHED_EIG_NORMAL[name]
         lo_re, hi_re = an["pvK_normal_re_p05_p95"]
         lo_im, hi_im = an["pvK_normal_im_p05_p95"]
-        ok = lo_re <= re_card <= hi_re and lo_im <= im_card <= hi_im
+        ok = lo_re <= re_published <= hi_re and lo_im <= im_published <= hi_im
         checks.add(
-            f"{name}: pv/K pair in normal flow 'near {re_card:g} +- {im_card:g}j 1/s' (card)", ok,
-            f"the card's value lies {'inside' if ok else 'OUTSIDE'} the 5-95 % band of the pair over the normal-flow "
+            f"{name}: pv/K pair in normal flow 'near {re_published:g} +- {im_published:g}j 1/s' (MODEL.md)", ok,
+            f"the published value lies {'inside' if ok else 'OUTSIDE'} the 5-95 % band of the pair over the normal-flow "
             f"points (real {lo_re:.4g}..{hi_re:.4g}, imaginary {lo_im:.4g}..{hi_im:.4g}); median "
             f"{an['pvK_normal_re_median']:.4g} +- {an['pvK_normal_im_median']:.4g}j 1/s",
         )
@@ -1495,7 +1499,7 @@ def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
             f"{name}: pv/K magnitude while stalled on a stop with the valve open",
             f"max {an['pvK_stalled_max_abs']:.4g} 1/s; {an['pvK_stalled_sqrt_regime_max_abs']:.4g} 1/s if the points "
             f"with ps - pv < p_tr (regularised band of E2) are left out; time above 2.4e3: "
-            f"{an['pvK_time_above_card'][2.4e3]:.3g} s, above 2.0e4: {an['pvK_time_above_card'][2.0e4]:.3g} s",
+            f"{an['pvK_time_above_published'][2.4e3]:.3g} s, above 2.0e4: {an['pvK_time_above_published'][2.0e4]:.3g} s",
         )
     st = an["pvK_max_state"]
     checks.info(
@@ -1505,14 +1509,14 @@ def report_scenario(res: dict, args, checks: Checks, out_root: Path) -> None:
         f"full-Jacobian spectral radius max {an['full_rho_max']:.4g} 1/s at t = {an['full_rho_max_t']:g} s",
     )
 
-    if all(h in res.get("euler", {}) for _, h, _ in CARD_EULER):
-        for check_id, h, card in CARD_EULER:
+    if all(h in res.get("euler", {}) for _, h, _ in PUBLISHED_EULER):
+        for check_id, h, published in PUBLISHED_EULER:
             ys, finite, wall = res["euler"][h]
             n = int(np.sum(np.all(np.isfinite(ys), axis=1)))
             e_pv = relative_rms_percent(ys[:n, I_PV], res["y"][:n, I_PV])
             e_x = relative_rms_percent(ys[:n, I_X], res["y"][:n, I_X])
             rng = f"pv from {np.nanmin(ys[:, I_PV]) / 1e5:.1f} to {np.nanmax(ys[:, I_PV]) / 1e5:.1f} bar"
-            checks.card(check_id, f"{name}: explicit Euler at h = {h:g} s, pv rel RMS error", e_pv, card, "%")
+            checks.published(check_id, f"{name}: explicit Euler at h = {h:g} s, pv rel RMS error", e_pv, published, "%")
             checks.info(f"{name}: explicit Euler at h = {h:g} s",
                         f"{'finite' if finite else 'DIVERGED'}, x rel RMS error {e_x:.3g} %, {rng}, {wall:.1f} s")
 
@@ -1564,13 +1568,13 @@ ACTUATOR_SCENARIOS = {
     "repeatable_motion": {
         "from": "repeatable",
         "hold": 0.01,
-        "description": "U of card scenario (a) (10 s, -6 V / +9 V, 2.5 s period) with the rod position and "
+        "description": "U of scenario (a) (10 s, -6 V / +9 V, 2.5 s period) with the rod position and "
         "velocity of the ValveCylinder reference trace of that scenario, sampled every 10 ms and held in between.",
     },
     "random_motion": {
         "from": "random",
         "hold": 0.01,
-        "description": "U of card scenario (b) (50 s random levels) with the rod position and velocity of the "
+        "description": "U of scenario (b) (50 s random levels) with the rod position and velocity of the "
         "ValveCylinder reference trace of that scenario, sampled every 10 ms and held in between.",
     },
 }
@@ -1598,7 +1602,7 @@ def actuator_motion(name: str, t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray
 
 
 def actuator_signal_table(y: np.ndarray, par: dict) -> dict[str, np.ndarray]:
-    """ValveActuator outputs from the states: F = p1 A1 - p2 A2 (card V7) and
+    """ValveActuator outputs from the states: F = p1 A1 - p2 A2 (MODEL.md V7) and
     the hydraulic signals."""
     cyl = signal_table(y, par)
     out = {k: cyl[k] for k in ACTUATOR_SIGNALS if k in cyl}
@@ -1763,22 +1767,22 @@ MASS_MODEL = "SlidingMass"
 # Each mass scenario takes the cylinder force F = p1 A1 - p2 A2 of a
 # ValveCylinder reference trace, sampled every `hold` seconds and held in
 # between (what a co-simulation master feeds the FMU from ValveActuator),
-# and drives the mass with it: V6 alone, from the card's initial state
+# and drives the mass with it: V6 alone, from the model description's initial state
 # (x_0 = 1 m, at rest against the upper stop).
 MASS_SCENARIOS = {
     "repeatable_force": {
         "from": "repeatable",
         "hold": 0.01,
-        "description": "The cylinder force F = p1 A1 - p2 A2 of the ValveCylinder reference trace of card "
-        "scenario (a) (10 s, U = -6 V / +9 V, 2.5 s period), sampled every 10 ms and held in between, drives the "
-        "mass (V6); card initial state (x_0 = 1 m, on the stop).",
+        "description": "The cylinder force F = p1 A1 - p2 A2 of the ValveCylinder reference trace of scenario (a) "
+        "(10 s, U = -6 V / +9 V, 2.5 s period), sampled every 10 ms and held in between, drives the mass (V6); "
+        "initial state of the model description (x_0 = 1 m, on the stop).",
     },
     "random_force": {
         "from": "random",
         "hold": 0.01,
-        "description": "The cylinder force F = p1 A1 - p2 A2 of the ValveCylinder reference trace of card "
-        "scenario (b) (50 s random levels), sampled every 10 ms and held in between, drives the mass (V6); card "
-        "initial state (x_0 = 1 m, on the stop).",
+        "description": "The cylinder force F = p1 A1 - p2 A2 of the ValveCylinder reference trace of scenario (b) "
+        "(50 s random levels), sampled every 10 ms and held in between, drives the mass (V6); initial state of the "
+        "model description (x_0 = 1 m, on the stop).",
     },
 }
 MASS_SIGNALS = ("x", "v", "F_mu")
@@ -1903,7 +1907,7 @@ def main(argv=None) -> int:
     default_out = Path(__file__).resolve().parents[2] / "scenarios"
     parser = argparse.ArgumentParser(
         description="Independent SciPy Radau (+ SUNDIALS CVODE cross-check) reference traces for the "
-        "ValveCylinder model card, written in the FMI Cross-Check layout; also checks the card's numbers.",
+        "ValveCylinder model description, written in the FMI Cross-Check layout; also checks the published numbers.",
     )
     parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all",
                         help="ValveCylinder scenario to compute, with the ValveActuator and SlidingMass scenarios that take their "
@@ -1916,7 +1920,7 @@ def main(argv=None) -> int:
                         help="skip the CVODE cross-check (then nothing is written)")
     parser.add_argument("--quick", action="store_true",
                         help="skip the independent checks (Euler convergence at 2e-5 / 1e-5 s, the unlocked "
-                        "equations with CVODE); the card's Euler numbers on (a) are still computed")
+                        "equations with CVODE); the published Euler numbers on (a) are still computed")
     args = parser.parse_args(argv)
 
     names = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
@@ -1948,7 +1952,7 @@ def main(argv=None) -> int:
 def check_jacobian(checks: Checks) -> None:
     """Analytic Jacobian vs central differences on every branch combination
     met at random states (K column: exact step, the RHS is linear in K)."""
-    par = dict(CARD_PARAMETERS)
+    par = dict(MODEL_PARAMETERS)
     p = Par(par)
     rng = np.random.default_rng(7)
     worst = 0.0

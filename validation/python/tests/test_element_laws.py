@@ -21,7 +21,7 @@ def test_the_scripts_use_the_shared_laws():
     assert oc.orifice_law is vc.orifice_law is el.orifice_law
     assert oc.orifice_law_slope is vc.orifice_law_slope is el.orifice_law_slope
     assert oc.orifice_coefficient is el.orifice_coefficient
-    par = dict(vc.CARD_PARAMETERS, bulk_log_natural=False)
+    par = dict(vc.MODEL_PARAMETERS, bulk_log_natural=False)
     for p in (-1e5, 0.0, 9e5, 1.4e7):
         assert oc.bulk_modulus(p, par) == vc.bulk_modulus(p, par)
 

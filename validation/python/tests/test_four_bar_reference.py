@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 
 import four_bar as fb  # noqa: E402
 
-PAR = dict(fb.CARD_PARAMETERS)
+PAR = dict(fb.MODEL_PARAMETERS)
 P = fb.Par(PAR)
 
 

@@ -1,4 +1,4 @@
-"""Unit tests of the hose reference equations (model card H1-H7, NOTES N1-N6)."""
+"""Unit tests of the hose reference equations (MODEL.md H1-H7, NOTES N1-N6)."""
 
 import math
 import sys
@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 
 import hose_line as hl  # noqa: E402
 
-PAR = dict(hl.CARD_PARAMETERS, b=0.0)
+PAR = dict(hl.MODEL_PARAMETERS, b=0.0)
 L1 = PAR["L_hose"]
 
 
@@ -64,7 +64,7 @@ def test_compliance_terms_are_derivatives_of_the_volumes():
     assert s.c_oil == pytest.approx((s.v_hose - v_air(pm)) * deps, rel=1e-7)
 
 
-def test_card_numbers_of_the_whole_hose():
+def test_published_numbers_of_the_whole_hose():
     c = hl.hose_constants(par())
     assert c["compliance"] == pytest.approx(6.54e-13, rel=1e-3)
     assert c["wall_share"] == pytest.approx(0.547, abs=1e-3)
@@ -173,7 +173,7 @@ def test_hose_z_two_segments_term_by_term():
 
 
 @pytest.mark.parametrize("form", "HGYZ")
-def test_n1_is_the_cards_h7_form(form):
+def test_n1_is_the_h7_form_of_the_model_description(form):
     m = hl.Hose(form, par(1))
     y, u = m.steady_state()
     assert m.size == (2 if form in "HG" else 3)
@@ -287,10 +287,10 @@ def test_held_impulse_carries_the_same_volume_as_the_continuous_one():
     assert len(pieces) == 1 + 99 + 1 + 99 + 1
 
 
-def test_agrees_to_card_accepts_rounding_and_truncation():
-    assert hl.agrees_to_card(105.72, "105.7")[0]
-    assert hl.agrees_to_card(54.69, "54")[0]
-    assert not hl.agrees_to_card(97.76, "97.5")[0]
+def test_agrees_to_published_accepts_rounding_and_truncation():
+    assert hl.agrees_to_published(105.72, "105.7")[0]
+    assert hl.agrees_to_published(54.69, "54")[0]
+    assert not hl.agrees_to_published(97.76, "97.5")[0]
 
 
 def test_short_step_radau_and_cvode_agree():

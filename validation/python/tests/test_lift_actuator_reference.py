@@ -1,5 +1,5 @@
 """Unit tests of the LiftActuator / LiftHydraulics reference (model description
-components/lift-circuit/MODEL.md, equations L1-L6) and of the card's numbers,
+components/lift-circuit/MODEL.md, equations L1-L6) and of its published numbers,
 on the committed reference trace and on a fresh CVODE run."""
 
 import csv
@@ -13,9 +13,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 
 import lift_actuator as la  # noqa: E402
-from reference_common import agrees_to_card  # noqa: E402
+from reference_common import agrees_to_published  # noqa: E402
 
-PAR = dict(la.CARD_PARAMETERS)
+PAR = dict(la.MODEL_PARAMETERS)
 P = la.Par(PAR)
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
@@ -90,7 +90,7 @@ def test_stops_push_only_and_the_load_weighs_on_the_piston():
     assert rates[2] == pytest.approx(-PAR["beta"] / (3e-4 + 0.5 * 1.18e-3) * 0.1 * 1.18e-3)
 
 
-def test_locked_model_matches_the_card_and_its_jacobian():
+def test_locked_model_matches_the_model_description_and_its_jacobian():
     rng = np.random.default_rng(3)
     for _ in range(20):
         y = [rng.uniform(-1.2, 1.2) * PAR["K_v"], rng.uniform(-1, 1), rng.uniform(0, 8e6), rng.uniform(0, 8e6),
@@ -130,15 +130,15 @@ def test_committed_hydraulics_inputs_switch_u_at_one_second():
     assert np.all(rows["u"][rows["time"] > 1.0 - 1e-9] == 1.0)
 
 
-# -- The card's numbers ---------------------------------------------------------------
+# -- The published numbers -----------------------------------------------------------
 
 
-def card_numbers_hold(t: np.ndarray, ref: dict[str, np.ndarray]) -> None:
+def published_numbers_hold(t: np.ndarray, ref: dict[str, np.ndarray]) -> None:
     m = la.measure(t, ref)
-    for title, key, card, _, factor in la.CARD_NUMBERS:
-        ok, how = agrees_to_card(m[key] * factor, card)
-        assert ok, f"{title}: {m[key] * factor} against {card} ({how})"
-    assert la.CARD_PB_PEAK[0] <= m["pB_max"] <= la.CARD_PB_PEAK[1]
+    for title, key, published, _, factor in la.PUBLISHED_NUMBERS:
+        ok, how = agrees_to_published(m[key] * factor, published)
+        assert ok, f"{title}: {m[key] * factor} against {published} ({how})"
+    assert la.PUBLISHED_PB_PEAK[0] <= m["pB_max"] <= la.PUBLISHED_PB_PEAK[1]
     p_s, p_t = PAR["p_S"], PAR["p_T"]
     moving = ref["v_p"] > 1.0
     assert ref["p_A"][(t >= 1.0) & (t <= 1.1)].max() > 0.9 * p_s  # p_A jumps
@@ -148,12 +148,12 @@ def card_numbers_hold(t: np.ndarray, ref: dict[str, np.ndarray]) -> None:
     assert abs(ref["p_A"][-1] - p_s) < 0.01 * p_s
 
 
-def test_the_committed_trace_gives_the_card_numbers():
+def test_the_committed_trace_gives_the_published_numbers():
     ref = read_csv(SCENARIOS / "LiftActuator" / "lift_100kg" / "LiftActuator_ref.csv")
     assert len(ref["time"]) == 5001
-    card_numbers_hold(ref["time"], ref)
+    published_numbers_hold(ref["time"], ref)
 
 
-def test_a_fresh_cvode_run_gives_the_card_numbers():
+def test_a_fresh_cvode_run_gives_the_published_numbers():
     tr = la.integrate("actuator", PAR, la.actuator_segments("lift_100kg"), 5.0, "cvode", rtol=1e-8)
-    card_numbers_hold(tr.t, la.signal_table(tr.y, PAR))
+    published_numbers_hold(tr.t, la.signal_table(tr.y, PAR))

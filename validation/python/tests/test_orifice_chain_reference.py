@@ -1,4 +1,4 @@
-"""Unit tests of the OrificeChain reference equations (model card E1-E5)."""
+"""Unit tests of the OrificeChain reference equations (MODEL.md E1-E5)."""
 
 import math
 import sys
@@ -11,8 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 
 import orifice_chain as oc  # noqa: E402
 
-PAR = dict(oc.CARD_PARAMETERS)
-PS, PT = oc.CARD_INPUTS["ps"], oc.CARD_INPUTS["pt"]
+PAR = dict(oc.MODEL_PARAMETERS)
+PS, PT = oc.MODEL_INPUTS["ps"], oc.MODEL_INPUTS["pt"]
 
 
 @pytest.mark.parametrize("sign", [1.0, -1.0])
@@ -60,11 +60,11 @@ def test_stability_intervals_on_the_negative_real_axis():
     assert oc.stability_boundary("RK4", -1.0) == pytest.approx(2.785293563, rel=1e-9)
 
 
-def test_card_number_comparison_accepts_rounding_or_truncation_only():
-    assert oc.agrees_to_card(-23907.4, "-2.4e4")[0]
-    assert oc.agrees_to_card(-7560.1, "-7.5e3")[0]
-    assert not oc.agrees_to_card(-7660.0, "-7.5e3")[0]
-    assert not oc.agrees_to_card(2.2298e-3, "2.18e-3")[0]
+def test_published_number_comparison_accepts_rounding_or_truncation_only():
+    assert oc.agrees_to_published(-23907.4, "-2.4e4")[0]
+    assert oc.agrees_to_published(-7560.1, "-7.5e3")[0]
+    assert not oc.agrees_to_published(-7660.0, "-7.5e3")[0]
+    assert not oc.agrees_to_published(2.2298e-3, "2.18e-3")[0]
 
 
 def test_output_grid_has_5001_correctly_rounded_times():

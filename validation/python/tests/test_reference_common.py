@@ -11,11 +11,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 import reference_common as rc  # noqa: E402
 
 
-def test_card_numbers_are_read_as_rounded_or_truncated_and_nothing_wider():
-    assert rc.agrees_to_card(-23907.4, "-2.4e4")[0]  # rounded
-    assert rc.agrees_to_card(4.05578e-5, "4.055e-5")[0]  # truncated
-    assert not rc.agrees_to_card(4.0566e-5, "4.055e-5")[0]
-    ok, how = rc.agrees_to_card(97.76, "97.5")
+def test_published_numbers_are_read_as_rounded_or_truncated_and_nothing_wider():
+    assert rc.agrees_to_published(-23907.4, "-2.4e4")[0]  # rounded
+    assert rc.agrees_to_published(4.05578e-5, "4.055e-5")[0]  # truncated
+    assert not rc.agrees_to_published(4.0566e-5, "4.055e-5")[0]
+    ok, how = rc.agrees_to_published(97.76, "97.5")
     assert not ok and "97.8" in how and "97.7" in how
 
 
@@ -30,7 +30,7 @@ def test_csv_text_round_trips_every_double():
 def test_checks_count_failures_and_discrepancies_and_set_the_exit_status(capsys):
     checks = rc.Checks()
     assert checks.add("a", True, "fine")
-    checks.discrepancy("b", "card says 1, equations give 2")
+    checks.discrepancy("b", "published 1, equations give 2")
     assert checks.finish() == 0
     assert not checks.add("c", False, "off", trace=True)
     checks.add("d", False, "off")

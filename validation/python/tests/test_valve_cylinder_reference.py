@@ -1,4 +1,4 @@
-"""Unit tests of the ValveCylinder reference equations (model card V1-V6)."""
+"""Unit tests of the ValveCylinder reference equations (MODEL.md V1-V6)."""
 
 import math
 import sys
@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 
 import valve_cylinder as vc  # noqa: E402
 
-PAR = dict(vc.CARD_PARAMETERS)
+PAR = dict(vc.MODEL_PARAMETERS)
 P = vc.Par(PAR)
 
 
@@ -44,7 +44,7 @@ def test_deadband_opening_is_continuous_and_zero_inside():
     assert vc.valve_opening(ud * (1 - 1e-12), ud) == 0.0
     assert vc.valve_opening(-ud * (1 - 1e-12), ud) == 0.0
     assert vc.valve_opening(ud + 1.5, ud) == pytest.approx(1.5)
-    assert vc.valve_opening(-ud - 1.5, ud) == pytest.approx(-1.5)  # no 4 V jump at -Ud (card error 1)
+    assert vc.valve_opening(-ud - 1.5, ud) == pytest.approx(-1.5)  # no 4 V jump at -Ud (the paper's valve equation, see MODEL.md)
     for edge in (ud, -ud):
         assert abs(vc.valve_opening(edge + 1e-9, ud) - vc.valve_opening(edge - 1e-9, ud)) <= 1e-9 + 1e-15
 
@@ -71,7 +71,7 @@ def test_valve_flow_signs_and_q3():
     q1, q2, q3 = vc.valve_flows(-7.0, p1, p2, pv, PAR)  # s = -5 V: A to tank, supply to B
     assert q1 == pytest.approx(-PAR["Cv"] * 5.0 * math.sqrt(p1 - PAR["pt"]))
     assert q2 == pytest.approx(-PAR["Cv"] * 5.0 * math.sqrt(pv - p2))
-    assert q1 < 0 and q2 < 0 and q3 == -q2 and q3 > 0  # Q2 < 0 flows into B (card error 1)
+    assert q1 < 0 and q2 < 0 and q3 == -q2 and q3 > 0  # Q2 < 0 flows into B (the paper's valve equation, see MODEL.md)
 
 
 # -- V3: compensator ---------------------------------------------------------
@@ -161,7 +161,7 @@ def _random_state(rng):
             rng.uniform(-0.1, 0.1), rng.uniform(-2e-4, 2e-4)]
 
 
-def test_locked_model_on_the_natural_branches_is_the_card_model():
+def test_locked_model_on_the_natural_branches_is_the_described_model():
     rng = np.random.default_rng(11)
     for _ in range(300):
         y = _random_state(rng)
