@@ -144,3 +144,36 @@ def test_check_runs_scripts_side_by_side_and_names_a_script_that_writes(tmp_path
     assert writer.returncode == 1
     assert "the script modified files in --check mode: Toyb/s/stray.csv" in writer.stdout
     assert "reference checks: 2 passed, 1 failed" in writer.stdout
+
+
+def test_quick_and_short_pass_each_script_the_flags_it_knows(tmp_path):
+    """--quick leaves out the slow scripts' second checks; --short also
+    narrows the scripts with long traces to one short scenario that each
+    script knows by that name; scripts without such flags run in full."""
+    import importlib.util
+
+    sys.path.insert(0, str(PYTHON_ROOT))
+    from harness.references import script_command
+
+    reference = REPO_ROOT / "validation" / "python" / "reference"
+
+    def flags(name, **kw):
+        return script_command(reference / name, tmp_path, check=True, **kw)[4:]
+
+    assert flags("valve_cylinder.py") == ["--check"]
+    assert flags("valve_cylinder.py", quick=True) == ["--check", "--quick"]
+    assert flags("hose_line.py", quick=True) == ["--check", "--no-frequency"]
+    assert flags("valve_cylinder.py", short=True) == ["--check", "--quick", "--scenario", "repeatable"]
+    assert flags("hose_line.py", short=True) == ["--check", "--no-frequency", "--scenario", "HoseH/step_n1"]
+    assert flags("four_bar.py", short=True) == ["--check", "--quick", "--scenario", "sine_linear"]
+    assert flags("lift_actuator.py", short=True) == ["--check"]
+    # every scenario named is one the script accepts
+    for name in ("valve_cylinder.py", "hose_line.py", "four_bar.py"):
+        spec = importlib.util.spec_from_file_location(name[:-3], reference / name)
+        module = importlib.util.module_from_spec(spec)
+        sys.path.insert(0, str(reference))
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        chosen = flags(name, short=True)
+        assert chosen[chosen.index("--scenario") + 1] in module.SCENARIOS, name
+    assert "--short needs --check" in references(tmp_path, tmp_path / "out", "--short").stderr
