@@ -1,10 +1,15 @@
-//! PNG figures of the tools (`freq-response`, `cosim-valve-actuator`),
-//! drawn in Rust with `plotters`: a grid of panels, each with its own axes,
-//! a caption, curves and a legend. Text needs a TrueType font: the system's
-//! sans-serif font is found at run time (`fc-match`, then the usual
-//! DejaVu/Liberation paths); without one the tools skip the PNG and say so.
+//! PNG figures of the tools (`freq-response`, `cosim-valve-actuator`,
+//! `estimate`, `estimator-experiment`), drawn in Rust with `plotters`: a
+//! grid of panels, each with its own axes, a caption, curves, shaded bands
+//! and a legend, and a legend for the whole figure under its title (wrapped
+//! over as many rows as it needs). Logarithmic axes are labelled at
+//! 1-2-5, 1-3 or whole decades, whichever fits. Text needs a TrueType font:
+//! the system's sans-serif font is found at run time (`fc-match`, then the
+//! usual DejaVu/Liberation paths); without one the tools skip the PNG and
+//! say so.
 
 use anyhow::{Context, Result, anyhow, bail};
+use plotters::coord::combinators::{BindKeyPoints, LogCoord, WithKeyPoints};
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -70,6 +75,32 @@ pub struct Panel {
     pub curves: Vec<Curve>,
 }
 
+/// A shaded area between a lower and an upper bound (an estimate's
+/// uncertainty band, say), drawn in a light tint of its colour under the
+/// curves of one panel (see [`draw_png_with_bands`]). Where the bounds
+/// leave the panel's range the band is cut at the axes.
+#[derive(Debug, Clone)]
+pub struct Band {
+    /// Index of the panel in [`Figure::panels`].
+    pub panel: usize,
+    /// Legend text: the figure's legend lists each labelled band (label and
+    /// colour) once, after [`Figure::legend`]; empty: not listed.
+    pub label: String,
+    /// Abscissae.
+    pub x: Vec<f64>,
+    /// Lower bounds (same length as `x`); non-finite points leave a gap.
+    pub lo: Vec<f64>,
+    /// Upper bounds (same length as `x`).
+    pub hi: Vec<f64>,
+    /// Index into the palette.
+    pub color: usize,
+    /// Drawn after this many of the panel's curves (0: under them all).
+    pub layer: usize,
+}
+
+/// Opacity of a band's tint over the white background.
+const BAND_ALPHA: f64 = 0.22;
+
 /// An entry of a figure-wide legend.
 #[derive(Debug, Clone)]
 pub struct LegendEntry {
@@ -87,7 +118,8 @@ pub struct Figure {
     /// Title over the figure.
     pub title: String,
     /// A legend under the title for curves that every panel shares (the
-    /// panels' own legends list only curves with a label).
+    /// panels' own legends list only curves with a label: leave those
+    /// labels empty so that the figure has one legend).
     pub legend: Vec<LegendEntry>,
     /// Panels per row.
     pub columns: usize,
@@ -99,8 +131,9 @@ pub struct Figure {
     pub panels: Vec<Panel>,
 }
 
-/// A palette that reads on white and in grey print.
-const PALETTE: [RGBColor; 8] = [
+/// A palette that reads on white and in grey print; the last entry,
+/// [`LIGHT_GREY`], is for data in the background (noisy measurements).
+const PALETTE: [RGBColor; 9] = [
     RGBColor(0x1f, 0x4e, 0x9c),
     RGBColor(0xd6, 0x5f, 0x00),
     RGBColor(0x2a, 0x8a, 0x3a),
@@ -109,7 +142,11 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(0x40, 0x40, 0x40),
     RGBColor(0x00, 0x8b, 0x8b),
     RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xb4, 0xb4, 0xb4),
 ];
+
+/// The palette index of a light grey, for data in the background.
+pub const LIGHT_GREY: usize = 8;
 
 /// The palette color `i` (0 is black-ish blue, see [`PALETTE`]).
 fn color(i: usize) -> RGBColor {
@@ -206,16 +243,85 @@ fn range(values: impl Iterator<Item = f64>, scale: Scale, pad: bool) -> (f64, f6
 
 /// Draws `figure` into a PNG at `path`.
 pub fn draw_png(figure: &Figure, path: &Path) -> Result<()> {
+    draw_png_with_bands(figure, &[], path)
+}
+
+/// How a legend entry shows its curve or band.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Swatch {
+    Line { dashed: bool },
+    Area,
+}
+
+/// The figure's legend: its entries, then each distinct labelled band.
+fn legend_items(figure: &Figure, bands: &[Band]) -> Vec<(String, usize, Swatch)> {
+    let mut items: Vec<(String, usize, Swatch)> = figure
+        .legend
+        .iter()
+        .map(|e| (e.label.clone(), e.color, Swatch::Line { dashed: e.dashed }))
+        .collect();
+    for b in bands.iter().filter(|b| !b.label.is_empty()) {
+        let item = (b.label.clone(), b.color, Swatch::Area);
+        if !items.contains(&item) {
+            items.push(item);
+        }
+    }
+    items
+}
+
+/// Legend layout: entries left to right, a new row when the next one would
+/// pass the right edge. Returns each entry's (x, row).
+fn legend_layout(widths: &[u32], width: u32) -> Vec<(i32, usize)> {
+    const START: i32 = 14;
+    let mut out = Vec::with_capacity(widths.len());
+    let (mut x, mut row) = (START, 0);
+    for &w in widths {
+        let w = LEGEND_SWATCH + w as i32;
+        if x > START && x + w > width as i32 - 10 {
+            x = START;
+            row += 1;
+        }
+        out.push((x, row));
+        x += w + 36;
+    }
+    out
+}
+
+/// Width of a legend swatch and the gap after it, px.
+const LEGEND_SWATCH: i32 = 40;
+/// Height of a row of the figure's legend, px.
+const LEGEND_ROW: u32 = 26;
+
+/// Draws `figure` into a PNG at `path`, with `bands` shaded under the
+/// curves of their panels.
+pub fn draw_png_with_bands(figure: &Figure, bands: &[Band], path: &Path) -> Result<()> {
     font_ready()?;
     if figure.panels.is_empty() {
         bail!("a figure without panels");
+    }
+    if let Some(b) = bands.iter().find(|b| b.panel >= figure.panels.len()) {
+        bail!(
+            "band '{}' is for panel {} of a figure with {}",
+            b.label,
+            b.panel,
+            figure.panels.len()
+        );
     }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let columns = figure.columns.max(1);
     let rows = figure.panels.len().div_ceil(columns);
-    let title_height = if figure.legend.is_empty() { 44 } else { 72 };
+    let legend = legend_items(figure, bands);
+    let font = (FAMILY, 15).into_font().color(&BLACK);
+    let widths = legend
+        .iter()
+        .map(|(label, _, _)| font.font.box_size(label).map(|(w, _)| w))
+        .collect::<Result<Vec<u32>, _>>()
+        .map_err(|e| anyhow!("cannot measure the legend's text: {e:?}"))?;
+    let layout = legend_layout(&widths, figure.width);
+    let legend_rows = layout.last().map_or(0, |&(_, row)| row + 1) as u32;
+    let title_height = 44 + legend_rows * LEGEND_ROW + if legend_rows > 0 { 2 } else { 0 };
     let height = title_height + rows as u32 * figure.row_height;
     let root = BitMapBackend::new(path, (figure.width, height)).into_drawing_area();
     root.fill(&WHITE).map_err(plot_error)?;
@@ -229,62 +335,151 @@ pub fn draw_png(figure: &Figure, path: &Path) -> Result<()> {
             .color(&BLACK),
     ))
     .map_err(plot_error)?;
-    let mut x = 14;
-    for entry in &figure.legend {
-        let style = ShapeStyle::from(color(entry.color)).stroke_width(2);
-        let y = 54;
-        if entry.dashed {
-            for dash in [0, 12, 24] {
-                top.draw(&PathElement::new(
-                    vec![(x + dash, y), (x + dash + 7, y)],
-                    style,
+    for ((label, c, swatch), &(x, row)) in legend.iter().zip(&layout) {
+        let y = 54 + (row as u32 * LEGEND_ROW) as i32;
+        let style = ShapeStyle::from(color(*c)).stroke_width(2);
+        match swatch {
+            Swatch::Line { dashed: true } => {
+                for dash in [0, 12, 24] {
+                    top.draw(&PathElement::new(
+                        vec![(x + dash, y), (x + dash + 7, y)],
+                        style,
+                    ))
+                    .map_err(plot_error)?;
+                }
+            }
+            Swatch::Line { dashed: false } => {
+                top.draw(&PathElement::new(vec![(x, y), (x + 31, y)], style))
+                    .map_err(plot_error)?;
+            }
+            Swatch::Area => {
+                top.draw(&Rectangle::new(
+                    [(x, y - 7), (x + 31, y + 7)],
+                    color(*c).mix(BAND_ALPHA).filled(),
                 ))
                 .map_err(plot_error)?;
             }
-        } else {
-            top.draw(&PathElement::new(vec![(x, y), (x + 31, y)], style))
-                .map_err(plot_error)?;
         }
-        let font = (FAMILY, 15).into_font().color(&BLACK);
         top.draw(&Text::new(
-            entry.label.clone(),
-            (x + 40, y - 8),
+            label.clone(),
+            (x + LEGEND_SWATCH, y - 8),
             font.clone(),
         ))
         .map_err(plot_error)?;
-        let (w, _) = top
-            .estimate_text_size(&entry.label, &font)
-            .map_err(plot_error)?;
-        x += 40 + w as i32 + 36;
     }
     let cells = body.split_evenly((rows, columns));
-    for (panel, area) in figure.panels.iter().zip(cells.iter()) {
+    for (i, (panel, area)) in figure.panels.iter().zip(cells.iter()).enumerate() {
+        let shaded: Vec<&Band> = bands.iter().filter(|b| b.panel == i).collect();
         let x = range(
-            panel.curves.iter().flat_map(|c| c.x.iter().copied()),
+            panel
+                .curves
+                .iter()
+                .flat_map(|c| c.x.iter().copied())
+                .chain(shaded.iter().flat_map(|b| b.x.iter().copied())),
             panel.x_scale,
             false,
         );
         let y = range(
-            panel.curves.iter().flat_map(|c| c.y.iter().copied()),
+            panel.curves.iter().flat_map(|c| c.y.iter().copied()).chain(
+                shaded
+                    .iter()
+                    .flat_map(|b| b.lo.iter().chain(&b.hi).copied()),
+            ),
             panel.y_scale,
             true,
         );
+        let spans = (x.1 - x.0, y.1 - y.0);
         match (panel.x_scale, panel.y_scale) {
-            (Scale::Linear, Scale::Linear) => draw_panel(area, panel, x.0..x.1, y.0..y.1),
+            (Scale::Linear, Scale::Linear) => {
+                draw_panel(area, panel, &shaded, x.0..x.1, y.0..y.1, spans)
+            }
             (Scale::Linear, Scale::Log) => {
-                draw_panel(area, panel, x.0..x.1, (y.0..y.1).log_scale())
+                draw_panel(area, panel, &shaded, x.0..x.1, log_axis(y, 6), spans)
             }
             (Scale::Log, Scale::Linear) => {
-                draw_panel(area, panel, (x.0..x.1).log_scale(), y.0..y.1)
+                draw_panel(area, panel, &shaded, log_axis(x, 8), y.0..y.1, spans)
             }
             (Scale::Log, Scale::Log) => {
-                draw_panel(area, panel, (x.0..x.1).log_scale(), (y.0..y.1).log_scale())
+                draw_panel(area, panel, &shaded, log_axis(x, 8), log_axis(y, 6), spans)
             }
         }?;
     }
     root.present()
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
+}
+
+/// A logarithmic axis over `range` with at most `labels` labelled ticks
+/// (see [`log_ticks`]) and a light grid line at every whole multiple of a
+/// power of ten.
+fn log_axis(range: (f64, f64), labels: usize) -> WithKeyPoints<LogCoord<f64>> {
+    let (bold, light) = log_ticks(range.0, range.1, labels);
+    (range.0..range.1)
+        .log_scale()
+        .with_key_points(bold)
+        .with_light_points(light)
+}
+
+/// The ticks of a logarithmic axis from `lo` to `hi` (both > 0): the
+/// labelled ones, at most `max` of them (the densest of 1-2-3-...-9, 1-2-5,
+/// 1-3 and 1 per decade that fits, else every k-th decade; within less
+/// than a decade, evenly spaced round values), and the grid lines between
+/// them (every whole multiple of a power of ten over up to six decades).
+fn log_ticks(lo: f64, hi: f64, max: usize) -> (Vec<f64>, Vec<f64>) {
+    let max = max.max(2);
+    if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+        return (Vec::new(), Vec::new());
+    }
+    let first = lo.log10().floor() as i32;
+    let last = hi.log10().ceil() as i32;
+    let inside = |v: &f64| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9);
+    let with = |mantissas: &[f64], every: i32| -> Vec<f64> {
+        (first..=last)
+            .filter(|e| e.rem_euclid(every) == 0)
+            .flat_map(|e| mantissas.iter().map(move |m| m * 10f64.powi(e)))
+            .filter(inside)
+            .collect()
+    };
+    let light = if last - first <= 6 {
+        with(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 1)
+    } else {
+        with(&[1.0], 1)
+    };
+    let mut bold = Vec::new();
+    for mantissas in [
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0][..],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 3.0],
+        &[1.0],
+    ] {
+        let ticks = with(mantissas, 1);
+        if ticks.len() <= max {
+            bold = ticks;
+            break;
+        }
+    }
+    if bold.is_empty() {
+        // Many decades: every k-th one.
+        let k = ((last - first) as usize).div_ceil(max).max(1) as i32;
+        bold = with(&[1.0], k);
+    }
+    if bold.len() < 2 {
+        // Within about a decade: round values evenly spaced.
+        let raw = (hi - lo) / max as f64;
+        let magnitude = 10f64.powf(raw.log10().floor());
+        let step = [1.0, 2.0, 5.0, 10.0]
+            .iter()
+            .map(|m| m * magnitude)
+            .find(|s| (hi - lo) / s <= max as f64)
+            .unwrap_or(10.0 * magnitude);
+        let mut v = (lo / step).ceil() * step;
+        bold.clear();
+        while v <= hi * (1.0 + 1e-12) {
+            bold.push(v);
+            v += step;
+        }
+    }
+    (bold, light)
 }
 
 fn plot_error<E: std::error::Error + Send + Sync + 'static>(e: E) -> anyhow::Error {
@@ -315,28 +510,107 @@ fn tick(v: f64, span: f64) -> String {
     }
 }
 
-fn draw_panel<DB, X, Y>(
+/// Shades `band` on `chart`: per pixel column of the plotting area, a
+/// vertical line from the lowest lower bound to the highest upper bound
+/// that falls in that column (bounds interpolated between samples wider
+/// apart than a pixel), cut at the axes. Each pixel is drawn once, so the
+/// tint is even however dense the samples.
+fn shade<DB, X, Y>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
-    panel: &Panel,
-    x: X,
-    y: Y,
+    chart: &ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    band: &Band,
+    log_x: bool,
+    log_y: bool,
 ) -> Result<()>
 where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
-    X: AsRangedCoord<Value = f64> + Clone,
-    Y: AsRangedCoord<Value = f64> + Clone,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let (x_px, y_px) = chart.plotting_area().get_pixel_range();
+    let (y_lo, y_hi) = {
+        let r = chart.y_range();
+        (r.start.min(r.end), r.start.max(r.end))
+    };
+    let width = (x_px.end - x_px.start).max(1) as usize;
+    // Per column: the topmost (smallest) and bottommost (largest) pixel row.
+    let mut top = vec![i32::MAX; width];
+    let mut bottom = vec![i32::MIN; width];
+    let mut previous: Option<(i32, i32, i32)> = None;
+    for ((&x, &lo), &hi) in band.x.iter().zip(&band.lo).zip(&band.hi) {
+        let ok = x.is_finite() && lo.is_finite() && hi.is_finite() && (!log_x || x > 0.0);
+        if !ok {
+            previous = None;
+            continue;
+        }
+        let (a, b) = (lo.min(hi).clamp(y_lo, y_hi), lo.max(hi).clamp(y_lo, y_hi));
+        if log_y && a <= 0.0 {
+            previous = None;
+            continue;
+        }
+        let (px, py_lo) = chart.backend_coord(&(x, a));
+        let (_, py_hi) = chart.backend_coord(&(x, b));
+        let current = (px, py_hi, py_lo);
+        let (from, to) = match previous {
+            Some(p) if p.0 <= px => (p, current),
+            Some(p) => (current, p),
+            None => (current, current),
+        };
+        for column in from.0..=to.0 {
+            let f = if to.0 > from.0 {
+                (column - from.0) as f64 / (to.0 - from.0) as f64
+            } else {
+                0.0
+            };
+            let lerp = |a: i32, b: i32| (a as f64 + f * (b - a) as f64).round() as i32;
+            let (t, btm) = if to.0 > from.0 {
+                (lerp(from.1, to.1), lerp(from.2, to.2))
+            } else {
+                (from.1.min(to.1), from.2.max(to.2))
+            };
+            let i = column - x_px.start;
+            if (0..width as i32).contains(&i) {
+                let i = i as usize;
+                top[i] = top[i].min(t);
+                bottom[i] = bottom[i].max(btm);
+            }
+        }
+        previous = Some(current);
+    }
+    let (dx, dy) = area.get_base_pixel();
+    let style = ShapeStyle::from(color(band.color).mix(BAND_ALPHA)).stroke_width(1);
+    for (i, (&t, &b)) in top.iter().zip(&bottom).enumerate() {
+        if t > b {
+            continue;
+        }
+        let column = x_px.start + i as i32 - dx;
+        let (t, b) = (
+            t.clamp(y_px.start, y_px.end - 1) - dy,
+            b.clamp(y_px.start, y_px.end - 1) - dy,
+        );
+        area.draw(&PathElement::new(vec![(column, t), (column, b)], style))
+            .map_err(plot_error)?;
+    }
+    Ok(())
+}
+
+fn draw_panel<DB, X, Y>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    panel: &Panel,
+    bands: &[&Band],
+    x: X,
+    y: Y,
+    (x_span, y_span): (f64, f64),
+) -> Result<()>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
     X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let x_span = {
-        let r = X::CoordDescType::from(x.clone()).range();
-        r.end - r.start
-    };
-    let y_span = {
-        let r = Y::CoordDescType::from(y.clone()).range();
-        r.end - r.start
-    };
     let mut chart = ChartBuilder::on(area)
         .caption(&panel.caption, (FAMILY, 16))
         .margin(8)
@@ -362,7 +636,16 @@ where
     let log_x = panel.x_scale == Scale::Log;
     let log_y = panel.y_scale == Scale::Log;
     let mut labelled = false;
-    for curve in &panel.curves {
+    for layer in 0..=panel.curves.len() {
+        for band in bands
+            .iter()
+            .filter(|b| b.layer.min(panel.curves.len()) == layer)
+        {
+            shade(area, &chart, band, log_x, log_y)?;
+        }
+        let Some(curve) = panel.curves.get(layer) else {
+            break;
+        };
         let style = ShapeStyle::from(color(curve.color)).stroke_width(2);
         // Non-finite (or, on a log axis, non-positive) points break the line.
         let mut pieces: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
@@ -444,5 +727,108 @@ mod tests {
         assert_eq!(tick(2.5e-8, 1e-7), "2.5e-8");
         assert_eq!(tick(-0.0, 1.0), "0");
         assert_eq!(tick(-5.55e-17, 0.8), "0");
+    }
+
+    fn close(got: &[f64], want: &[f64]) -> bool {
+        got.len() == want.len()
+            && got
+                .iter()
+                .zip(want)
+                .all(|(a, b)| (a / b - 1.0).abs() < 1e-12)
+    }
+
+    #[test]
+    fn log_axes_are_labelled_at_round_values_that_fit() {
+        // The Bode plot's 2 .. 150 Hz: 1-2-5 in each decade.
+        let (bold, light) = log_ticks(2.0, 150.0, 8);
+        assert!(
+            close(&bold, &[2.0, 5.0, 10.0, 20.0, 50.0, 100.0]),
+            "{bold:?}"
+        );
+        assert!(close(&light[..3], &[2.0, 3.0, 4.0]), "{light:?}");
+        assert_eq!(light.len(), 8 + 9 + 1);
+        // Almost three decades in six labels: 1-3.
+        let (bold, _) = log_ticks(0.05, 35.0, 6);
+        assert!(close(&bold, &[0.1, 0.3, 1.0, 3.0, 10.0, 30.0]), "{bold:?}");
+        // Many decades: every third.
+        let (bold, light) = log_ticks(1e-12, 1e3, 6);
+        assert!(
+            close(&bold, &[1e-12, 1e-9, 1e-6, 1e-3, 1.0, 1e3]),
+            "{bold:?}"
+        );
+        assert_eq!(light.len(), 16);
+        // Within a decade: the whole multiples, or evenly spaced values.
+        let (bold, _) = log_ticks(80.0, 120.0, 8);
+        assert!(close(&bold, &[80.0, 90.0, 100.0]), "{bold:?}");
+        let (bold, _) = log_ticks(85.0, 95.0, 8);
+        assert!(close(&bold, &[86.0, 88.0, 90.0, 92.0, 94.0]), "{bold:?}");
+        assert_eq!(log_ticks(0.0, 10.0, 8), (Vec::new(), Vec::new()));
+    }
+
+    #[test]
+    fn a_long_legend_wraps_onto_more_rows() {
+        // Each entry is the swatch (40 px) and its text, 36 px apart.
+        assert_eq!(
+            legend_layout(&[100, 100, 100], 400),
+            [(14, 0), (190, 0), (14, 1)]
+        );
+        assert_eq!(legend_layout(&[100, 100], 1000), [(14, 0), (190, 0)]);
+        // An entry wider than the figure still gets a row of its own.
+        assert_eq!(legend_layout(&[900, 10], 400), [(14, 0), (14, 1)]);
+    }
+
+    #[test]
+    fn bands_join_the_legend_once_and_must_name_a_panel() {
+        let band = |panel: usize, label: &str| Band {
+            panel,
+            label: label.into(),
+            x: vec![0.0, 1.0, 2.0],
+            lo: vec![-1.0, f64::NAN, 0.0],
+            hi: vec![1.0, 2.0, 3.0],
+            color: 0,
+            layer: 0,
+        };
+        let figure = Figure {
+            title: "bands".into(),
+            legend: vec![LegendEntry {
+                label: "estimate".into(),
+                color: 0,
+                dashed: false,
+            }],
+            columns: 2,
+            width: 700,
+            row_height: 250,
+            panels: vec![
+                Panel {
+                    legend_at: Corner::UpperLeft,
+                    caption: "a".into(),
+                    y_label: "y".into(),
+                    y_scale: Scale::Linear,
+                    x_label: "x".into(),
+                    x_scale: Scale::Linear,
+                    curves: vec![Curve {
+                        label: String::new(),
+                        x: vec![0.0, 1.0, 2.0],
+                        y: vec![0.0, 1.0, 1.5],
+                        color: 0,
+                        dashed: false,
+                    }],
+                };
+                2
+            ],
+        };
+        let bands = [band(0, "±1.96 σ"), band(1, "±1.96 σ"), band(1, "")];
+        let items = legend_items(&figure, &bands);
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1], ("±1.96 σ".to_string(), 0, Swatch::Area));
+        if font_ready().is_err() {
+            return; // no font on this machine: the drawing is not tried
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("bands.png");
+        draw_png_with_bands(&figure, &bands, &png).unwrap();
+        assert!(std::fs::metadata(&png).unwrap().len() > 1000);
+        let err = draw_png_with_bands(&figure, &[band(2, "x")], &png).unwrap_err();
+        assert!(err.to_string().contains("panel 2"), "{err}");
     }
 }
