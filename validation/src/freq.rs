@@ -46,7 +46,9 @@ pub struct SweepOptions {
     pub rtol: f64,
 }
 
-/// Frequencies from `fmin` to `fmax`, linear or logarithmic.
+/// Frequencies from `fmin` to `fmax`, both included: logarithmically
+/// spaced (a constant ratio from one to the next, evenly spread over a
+/// Bode plot's log axis) or linearly.
 pub fn frequencies(fmin: f64, fmax: f64, points: usize, log: bool) -> Vec<f64> {
     (0..points)
         .map(|i| {
@@ -55,7 +57,9 @@ pub fn frequencies(fmin: f64, fmax: f64, points: usize, log: bool) -> Vec<f64> {
             } else {
                 0.0
             };
-            if log {
+            if points > 1 && i == points - 1 {
+                fmax
+            } else if log {
                 fmin * (fmax / fmin).powf(s)
             } else {
                 fmin + (fmax - fmin) * s
@@ -66,8 +70,11 @@ pub fn frequencies(fmin: f64, fmax: f64, points: usize, log: bool) -> Vec<f64> {
 
 /// The result of a sweep.
 pub struct SweepResult {
-    /// One entry per frequency.
+    /// One entry per frequency, in frequency order.
     pub points: Vec<Point>,
+    /// How many of them were added around the resonances (see
+    /// [`sweep_refined`]).
+    pub refined: usize,
     /// Input value at the operating point, SI.
     pub u0: f64,
     /// Output values at the operating point, SI.
@@ -246,25 +253,32 @@ fn prominent(y: &[f64], k: usize) -> bool {
         || (left.max(right) >= PROMINENCE_DB && (k < 3 || k + 3 >= y.len()))
 }
 
+/// Indices of the points where output `output` has a resonance peak (a
+/// prominent local maximum of its peak ratio).
+fn peak_indices(points: &[Point], output: usize) -> Vec<usize> {
+    let y: Vec<f64> = points.iter().map(|p| p.values[output].peak_db()).collect();
+    (1..y.len().saturating_sub(1))
+        .filter(|&k| y[k] > y[k - 1] && y[k] >= y[k + 1] && prominent(&y, k))
+        .collect()
+}
+
 /// Resonances of output `output`: (frequency Hz, peak ratio in dB re 1 SI
 /// unit of the ratio, see [`Response::peak_db`]).
 pub fn resonances(points: &[Point], output: usize) -> Vec<(f64, f64)> {
     let y: Vec<f64> = points.iter().map(|p| p.values[output].peak_db()).collect();
     let mut found = Vec::new();
-    for k in 1..y.len().saturating_sub(1) {
-        if y[k] > y[k - 1] && y[k] >= y[k + 1] && prominent(&y, k) {
-            let (x0, x1, x2) = (points[k - 1].f, points[k].f, points[k + 1].f);
-            let (y0, y1, y2) = (y[k - 1], y[k], y[k + 1]);
-            let denom = (x0 - x1) * (x0 - x2) * (x1 - x2);
-            let a = (x2 * (y1 - y0) + x1 * (y0 - y2) + x0 * (y2 - y1)) / denom;
-            let b = (x2 * x2 * (y0 - y1) + x1 * x1 * (y2 - y0) + x0 * x0 * (y1 - y2)) / denom;
-            if a < 0.0 {
-                let xv = -b / (2.0 * a);
-                let c = y0 - a * x0 * x0 - b * x0;
-                found.push((xv, a * xv * xv + b * xv + c));
-            } else {
-                found.push((x1, y1));
-            }
+    for k in peak_indices(points, output) {
+        let (x0, x1, x2) = (points[k - 1].f, points[k].f, points[k + 1].f);
+        let (y0, y1, y2) = (y[k - 1], y[k], y[k + 1]);
+        let denom = (x0 - x1) * (x0 - x2) * (x1 - x2);
+        let a = (x2 * (y1 - y0) + x1 * (y0 - y2) + x0 * (y2 - y1)) / denom;
+        let b = (x2 * x2 * (y0 - y1) + x1 * x1 * (y2 - y0) + x0 * x0 * (y1 - y2)) / denom;
+        if a < 0.0 {
+            let xv = -b / (2.0 * a);
+            let c = y0 - a * x0 * x0 - b * x0;
+            found.push((xv, a * xv * xv + b * xv + c));
+        } else {
+            found.push((x1, y1));
         }
     }
     found
@@ -272,6 +286,21 @@ pub fn resonances(points: &[Point], output: usize) -> Vec<(f64, f64)> {
 
 /// Runs the sweep on a fresh instance of `fmu`.
 pub fn sweep(fmu: &Fmu3, opts: &SweepOptions, progress: bool) -> Result<SweepResult> {
+    sweep_refined(fmu, opts, progress, 0)
+}
+
+/// Runs the sweep of [`sweep`], then measures `refine` more frequencies
+/// evenly spread between the two neighbours of each resonance peak of any
+/// output (see [`resonances`]) and merges them into the points in
+/// frequency order: a peak that falls between two frequencies of a coarse
+/// (or logarithmic, coarse at the top) grid is measured, not only
+/// interpolated.
+pub fn sweep_refined(
+    fmu: &Fmu3,
+    opts: &SweepOptions,
+    progress: bool,
+    refine: usize,
+) -> Result<SweepResult> {
     let vr_in = fmu.vr(&opts.input)?;
     let vr_out: Vec<u32> = opts
         .outputs
@@ -329,8 +358,38 @@ pub fn sweep(fmu: &Fmu3, opts: &SweepOptions, progress: bool) -> Result<SweepRes
             );
         }
     }
+    let mut extra: Vec<f64> = Vec::new();
+    if refine > 0 {
+        for output in 0..op.vr_out.len() {
+            for k in peak_indices(&points, output) {
+                let (a, b) = (points[k - 1].f, points[k + 1].f);
+                extra.extend((1..=refine).map(|j| a + (b - a) * j as f64 / (refine + 1) as f64));
+            }
+        }
+        extra.sort_by(f64::total_cmp);
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+        extra.dedup_by(|a, b| near(*a, *b));
+        extra.retain(|&f| !points.iter().any(|p| near(p.f, f)));
+    }
+    for &f in &extra {
+        inst.restore(&operating_point)?;
+        total_steps += steps_for(opts, f);
+        let values = measure(&mut inst, opts, &op, f).with_context(|| format!("at {f} Hz"))?;
+        points.push(Point { f, values });
+    }
+    if !extra.is_empty() {
+        points.sort_by(|a, b| a.f.total_cmp(&b.f));
+        if progress {
+            eprintln!(
+                "  {} more frequencies around the resonances ({:.1} s)",
+                extra.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
     Ok(SweepResult {
         points,
+        refined: extra.len(),
         u0,
         y0,
         total_steps,
@@ -446,24 +505,16 @@ pub fn write_csv(
 }
 
 /// A Bode plot of a sweep: one magnitude panel per ratio unit (outputs of
-/// the same unit share one), then one phase panel. A dimensionless ratio
-/// is plotted in dB; a dimensional one as the ratio in display units (e.g.
-/// L/(min bar)) on a log axis, never in dB. Each output shows its
-/// fundamental ratio (solid) and its peak ratio max|y - y0| / A (dashed).
-pub fn bode_figure(
-    title: &str,
-    input: &Channel,
-    outputs: &[Channel],
-    points: &[Point],
-    log_frequency: bool,
-) -> Figure {
+/// the same unit share one), then one phase panel, all over a logarithmic
+/// frequency axis (whatever the spacing of the frequencies). A
+/// dimensionless ratio is plotted in dB; a dimensional one as the ratio in
+/// display units (e.g. L/(min bar)) on a log axis, never in dB. Each output
+/// shows its fundamental ratio (solid) and its peak ratio max|y - y0| / A
+/// (dashed).
+pub fn bode_figure(title: &str, input: &Channel, outputs: &[Channel], points: &[Point]) -> Figure {
     let f: Vec<f64> = points.iter().map(|p| p.f).collect();
-    let x_scale = if log_frequency {
-        Scale::Log
-    } else {
-        Scale::Linear
-    };
-    let x_label = "frequency [Hz]".to_string();
+    let x_scale = Scale::Log;
+    let x_label = "frequency [Hz], log scale".to_string();
     // Group the outputs by ratio unit, in the order they come.
     let mut groups: Vec<(RatioUnits, Vec<usize>)> = Vec::new();
     for (i, o) in outputs.iter().enumerate() {
@@ -597,6 +648,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn frequencies_are_spaced_by_a_constant_ratio_or_step() {
+        let log = frequencies(2.0, 150.0, 300, true);
+        assert_eq!((log[0], log[299]), (2.0, 150.0));
+        let ratio = (150.0f64 / 2.0).powf(1.0 / 299.0);
+        for w in log.windows(2) {
+            assert!((w[1] / w[0] / ratio - 1.0).abs() < 1e-12, "{w:?}");
+        }
+        let linear = frequencies(2.0, 150.0, 5, false);
+        assert_eq!(linear, [2.0, 39.0, 76.0, 113.0, 150.0]);
+        assert_eq!(frequencies(3.0, 9.0, 1, true), [3.0]);
+    }
+
+    #[test]
     fn phases_are_unwrapped() {
         let u = unwrap_degrees([-90.0, -170.0, 175.0, 100.0, 170.0, -175.0]);
         assert_eq!(u, [-90.0, -170.0, -185.0, -260.0, -190.0, -175.0]);
@@ -650,8 +714,10 @@ mod tests {
                 ],
             })
             .collect();
-        let fig = bode_figure("t", &input, &outputs, &points, false);
+        let fig = bode_figure("t", &input, &outputs, &points);
         assert_eq!(fig.panels.len(), 3);
+        // A Bode plot: frequency on a log axis in every panel.
+        assert!(fig.panels.iter().all(|p| p.x_scale == Scale::Log));
         // Pressures share a dB panel; the flow has its own log panel.
         assert_eq!(fig.panels[0].curves.len(), 4);
         assert_eq!(fig.panels[0].y_label, "ratio [dB]");

@@ -142,8 +142,9 @@ def resonance(fmu_path: Path, signal: str, options: dict, settings: dict) -> flo
             "--settle", repr(float(options["settle"])), "--max-step", repr(float(options["max_step"])),
             "--rtol", repr(float(options["rtol"])), "--out", str(out), "--no-plot", "--json", str(out.with_suffix(".json")),
         ]
-        if options.get("log"):
-            command.append("--log")
+        # the tool spaces its frequencies logarithmically unless told
+        # otherwise; a design's log = false (the default) asks for linear
+        command.append("--log" if options.get("log") else "--linear")
         for name, value in settings.items():
             command += ["--set", f"{name}={float(value)!r}"]
         done = subprocess.run(command, capture_output=True, text=True)

@@ -3,7 +3,8 @@
 //! ratio and phase of chosen outputs per frequency, the resonances, a CSV
 //! (the unit in every column header) and a PNG Bode plot (one magnitude
 //! panel per ratio unit: dB for a dimensionless ratio, the ratio in display
-//! units on a log axis for a dimensional one).
+//! units on a log axis for a dimensional one), all over a logarithmic
+//! frequency axis. The frequencies are log-spaced unless `--linear`.
 //!
 //! Every frequency starts from the same settled operating point: the tool
 //! settles the FMU once, takes an FMU state snapshot, and restores it before
@@ -18,7 +19,8 @@ use clap::Parser;
 use std::path::PathBuf;
 use validation::fmu3::Fmu3;
 use validation::freq::{
-    Channel, RatioUnits, SweepOptions, bode_figure, frequencies, resonances, sweep, write_csv,
+    Channel, RatioUnits, SweepOptions, bode_figure, frequencies, resonances, sweep_refined,
+    write_csv,
 };
 use validation::plot::draw_png;
 use validation::repo_root;
@@ -53,9 +55,19 @@ struct Args {
     /// Number of frequencies.
     #[arg(long, default_value_t = 300)]
     points: usize,
-    /// Space the frequencies logarithmically instead of linearly.
-    #[arg(long)]
+    /// Space the frequencies logarithmically, a constant ratio apart (the
+    /// default: as many points per decade everywhere on the Bode plot's log
+    /// axis).
+    #[arg(long, conflicts_with = "linear")]
     log: bool,
+    /// Space the frequencies linearly instead, a constant step apart (finer
+    /// at the high end, e.g. around a resonance there).
+    #[arg(long)]
+    linear: bool,
+    /// Frequencies measured in addition between the two neighbours of each
+    /// resonance peak found on the grid (0: none).
+    #[arg(long, default_value_t = 8)]
+    refine: usize,
     /// Time to settle at the operating point before the sweep, s.
     #[arg(long, default_value_t = 1.0)]
     settle: f64,
@@ -124,6 +136,8 @@ fn write_json(
         "fmin": args.fmin,
         "fmax": args.fmax,
         "points": args.points,
+        "spacing": if args.linear { "linear" } else { "log" },
+        "refined": r.refined,
         "outputs": per_output,
     });
     if let Some(dir) = path.parent() {
@@ -162,7 +176,7 @@ fn main() -> Result<()> {
         outputs: args.outputs.clone(),
         amplitude: args.amplitude,
         settings: args.settings.clone(),
-        frequencies: frequencies(args.fmin, args.fmax, args.points, args.log),
+        frequencies: frequencies(args.fmin, args.fmax, args.points, args.log || !args.linear),
         settle: args.settle,
         transient: args.transient,
         periods: args.periods,
@@ -170,7 +184,7 @@ fn main() -> Result<()> {
         max_step: args.max_step,
         rtol: args.rtol,
     };
-    let r = sweep(&fmu, &opts, true)?;
+    let r = sweep_refined(&fmu, &opts, true, args.refine)?;
     let input = Channel::of(&fmu, &args.input);
     let outputs: Vec<Channel> = args.outputs.iter().map(|o| Channel::of(&fmu, o)).collect();
     let settings = if args.settings.is_empty() {
@@ -208,10 +222,16 @@ fn main() -> Result<()> {
     let csv_path = out.with_extension("csv");
     write_csv(&csv_path, &input, &outputs, &r.points)?;
     println!(
-        "{} frequencies from {} to {} Hz in {:.2} s ({} communication steps)",
-        r.points.len(),
+        "{} frequencies from {} to {} Hz ({} spacing){} in {:.2} s ({} communication steps)",
+        r.points.len() - r.refined,
         args.fmin,
         args.fmax,
+        if args.linear { "linear" } else { "logarithmic" },
+        if r.refined > 0 {
+            format!(" and {} more around the resonances", r.refined)
+        } else {
+            String::new()
+        },
         r.wall,
         r.total_steps,
     );
@@ -259,7 +279,7 @@ fn main() -> Result<()> {
             input.unit.show(r.u0),
             input.unit.show_delta(args.amplitude),
         );
-        let figure = bode_figure(&title, &input, &outputs, &r.points, args.log);
+        let figure = bode_figure(&title, &input, &outputs, &r.points);
         match draw_png(&figure, &png) {
             Ok(()) => println!("-> {}", png.display()),
             Err(e) => eprintln!("note: no Bode plot ({e:#})"),
