@@ -1,7 +1,7 @@
 //! The valve-curve estimator (`validation::estimator`) on the built
 //! FourBar and FourBarTwin FMUs (FMI 3), through nothing but their C API:
-//! short versions of the seed's experiment (the full one is the
-//! `estimator-experiment` tool) and the estimator's refusals.
+//! short versions of the experiment of Khadim et al. (2021) (the full one
+//! is the `estimator-experiment` tool) and the estimator's refusals.
 
 use fmu_tests::workspace_root;
 use validation::estimator::{Config, Estimator, Measurements};
@@ -67,8 +67,9 @@ fn coverage(r: &validation::estimator_experiment::RunResult, name: &str) -> f64 
 #[test]
 fn learns_the_s_shaped_curve_from_the_catalogue_line() {
     let r = run("real-2", 6, 2.0);
-    // The card's goals, on a 2 s run: below 1 % of N_max within 1 s and
-    // far below it at the end; the states' errors inside their bands.
+    // The project's goals for the estimator (README, "A digital twin"), on
+    // a 2 s run: below 1 % of N_max within 1 s and far below it at the end;
+    // the states' errors inside their bands.
     assert!(r.rmse10 < 0.2, "curve RMSE {} % at 2 s", r.rmse10);
     let from = r.below_1_from.expect("below 1 % before the end");
     assert!(from < 1.0, "below 1 % only from {from} s");

@@ -1,6 +1,7 @@
 //! A state and parameter estimator for any FMI 3.0 Model Exchange FMU,
 //! driven through the FMU's C API alone: the augmented discrete extended
-//! Kalman filter of the four-bar's model description ("The estimator").
+//! Kalman filter of Khadim et al. (2021), the four-bar's paper (README, "A
+//! digital twin: estimating the valve curve").
 //!
 //! The augmented state is the FMU's continuous states named in the
 //! configuration followed by the parameters to learn, which the FMU exposes
@@ -738,9 +739,12 @@ pub fn write_csv(path: &Path, config: &Config, samples: &[Sample]) -> Result<()>
 
 /// Plots the estimates with their ±1.96 σ bands in the display units of
 /// the FMU's description: each measured output, then each augmented entry
-/// (except those measured under the same name and those in `skip`), with
-/// the line `reference(name)` gives (one value per sample) where it gives
-/// one.
+/// (except those measured under the same name and those in `skip`). Per
+/// panel the band is a light shaded area, the estimate a line over it,
+/// `truth(name)` (one value per sample, where it gives one) a dashed line
+/// over both, and `measured(name)` a light grey line under the band. One
+/// legend for the figure lists what is drawn.
+#[allow(clippy::too_many_arguments)]
 pub fn plot(
     path: &Path,
     desc: &model_description::ParsedDescription,
@@ -748,112 +752,124 @@ pub fn plot(
     samples: &[Sample],
     title: &str,
     skip: &[&str],
-    reference: &dyn Fn(&str) -> Option<Vec<f64>>,
+    truth: &dyn Fn(&str) -> Option<Vec<f64>>,
+    measured: &dyn Fn(&str) -> Option<Vec<f64>>,
 ) -> Result<()> {
-    use crate::plot::{self, Corner, Curve, Figure, LegendEntry, Panel, Scale};
+    use crate::plot::{self, Band, Corner, Curve, Figure, LIGHT_GREY, LegendEntry, Panel, Scale};
     use crate::units::DisplayUnit;
+    const ESTIMATE: usize = 0;
+    const TRUTH: usize = 1;
     let names = config.names();
     let t: Vec<f64> = samples.iter().map(|s| s.t).collect();
     let mut panels = Vec::new();
-    let band =
-        |label: &str, unit: &DisplayUnit, est: Vec<f64>, sd: Vec<f64>, truth: Option<Vec<f64>>| {
-            let mut curves = vec![
-                Curve {
-                    label: "estimate".into(),
-                    x: t.clone(),
-                    y: est.iter().map(|&v| unit.value(v)).collect(),
-                    color: 0,
-                    dashed: false,
-                },
-                Curve {
-                    label: "±1.96 σ".into(),
-                    x: t.clone(),
-                    y: est
-                        .iter()
-                        .zip(&sd)
-                        .map(|(v, s)| unit.value(v + 1.96 * s))
-                        .collect(),
-                    color: 5,
-                    dashed: true,
-                },
-                Curve {
-                    label: String::new(),
-                    x: t.clone(),
-                    y: est
-                        .iter()
-                        .zip(&sd)
-                        .map(|(v, s)| unit.value(v - 1.96 * s))
-                        .collect(),
-                    color: 5,
-                    dashed: true,
-                },
-            ];
-            if let Some(tr) = truth {
-                curves.push(Curve {
-                    label: "reference".into(),
-                    x: t.clone(),
-                    y: tr.iter().map(|&v| unit.value(v)).collect(),
-                    color: 1,
-                    dashed: false,
-                });
-            }
-            Panel {
-                legend_at: Corner::UpperRight,
-                caption: label.to_string(),
-                y_label: format!("{label} [{}]", unit.name),
-                y_scale: Scale::Linear,
-                x_label: "time [s]".into(),
-                x_scale: Scale::Linear,
-                curves,
-            }
+    let mut bands = Vec::new();
+    let (mut any_truth, mut any_measured) = (false, false);
+    let mut add = |name: &str, est: Vec<f64>, sd: Vec<f64>| {
+        let unit = DisplayUnit::of(desc, name);
+        let shown = |v: &[f64]| v.iter().map(|&v| unit.value(v)).collect::<Vec<_>>();
+        let line = |y: Vec<f64>, color: usize, dashed: bool| Curve {
+            label: String::new(),
+            x: t.clone(),
+            y,
+            color,
+            dashed,
         };
+        let mut curves = Vec::new();
+        if let Some(m) = measured(name) {
+            any_measured = true;
+            curves.push(line(shown(&m[..m.len().min(t.len())]), LIGHT_GREY, false));
+        }
+        let layer = curves.len();
+        curves.push(line(shown(&est), ESTIMATE, false));
+        if let Some(tr) = truth(name) {
+            any_truth = true;
+            curves.push(line(shown(&tr[..tr.len().min(t.len())]), TRUTH, true));
+        }
+        bands.push(Band {
+            panel: panels.len(),
+            label: "±1.96 σ band of the estimate".into(),
+            x: t.clone(),
+            lo: est
+                .iter()
+                .zip(&sd)
+                .map(|(v, s)| unit.value(v - 1.96 * s))
+                .collect(),
+            hi: est
+                .iter()
+                .zip(&sd)
+                .map(|(v, s)| unit.value(v + 1.96 * s))
+                .collect(),
+            color: ESTIMATE,
+            layer,
+        });
+        // The caption: the name and the first clause of its description.
+        let about = desc
+            .variable_by_name(name)
+            .map(|v| v.description.as_str())
+            .unwrap_or_default();
+        let about = about
+            .split([',', '('])
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches([' ', ':']);
+        panels.push(Panel {
+            legend_at: Corner::UpperRight,
+            caption: if about.is_empty() {
+                name.to_string()
+            } else {
+                format!("{name}: {about}")
+            },
+            y_label: format!("{name} [{}]", unit.name),
+            y_scale: Scale::Linear,
+            x_label: "time [s]".into(),
+            x_scale: Scale::Linear,
+            curves,
+        });
+    };
     // The measured outputs first.
     for (j, m) in config.measurements.iter().enumerate() {
-        let unit = DisplayUnit::of(desc, &m.output);
-        panels.push(band(
+        add(
             &m.output,
-            &unit,
             samples.iter().map(|s| s.y[j]).collect(),
             samples.iter().map(|s| s.y_sigma[j]).collect(),
-            reference(&m.output),
-        ));
+        );
     }
     for (i, name) in names.iter().enumerate() {
         if skip.contains(&name.as_str()) || config.measurements.iter().any(|m| &m.output == name) {
             continue;
         }
-        let unit = DisplayUnit::of(desc, name);
-        panels.push(band(
+        add(
             name,
-            &unit,
             samples.iter().map(|s| s.x[i]).collect(),
             samples.iter().map(|s| s.sigma[i]).collect(),
-            reference(name),
-        ));
+        );
+    }
+    let mut legend = vec![LegendEntry {
+        label: "estimate".into(),
+        color: ESTIMATE,
+        dashed: false,
+    }];
+    if any_truth {
+        legend.push(LegendEntry {
+            label: "truth".into(),
+            color: TRUTH,
+            dashed: true,
+        });
+    }
+    if any_measured {
+        legend.push(LegendEntry {
+            label: "measurement".into(),
+            color: LIGHT_GREY,
+            dashed: false,
+        });
     }
     let figure = Figure {
         title: title.to_string(),
-        legend: vec![
-            LegendEntry {
-                label: "estimate".into(),
-                color: 0,
-                dashed: false,
-            },
-            LegendEntry {
-                label: "±1.96 σ".into(),
-                color: 5,
-                dashed: true,
-            },
-            LegendEntry {
-                label: "reference".into(),
-                color: 1,
-                dashed: false,
-            },
-        ],
+        legend,
         columns: 3,
         width: 1500,
         row_height: 330,
         panels,
     };
-    plot::draw_png(&figure, path)
+    plot::draw_png_with_bands(&figure, &bands, path)
 }

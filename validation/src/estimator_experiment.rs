@@ -1,8 +1,9 @@
-//! The pieces of seed 001's valve-curve estimation experiment (the
-//! `estimator-experiment` tool; README, "Estimating the valve curve"): the
-//! true run of the FourBar FMU, reproducible sensor noise, the curve error
-//! and the best fit a given number of control points can make, and one
-//! estimation run with its figures of merit.
+//! The pieces of the valve-curve estimation experiment of Khadim et al.
+//! (2021), done on this project's FMUs (the `estimator-experiment` tool;
+//! README, "A digital twin: estimating the valve curve"): the true run of
+//! the FourBar FMU, reproducible sensor noise, the curve error and the best
+//! fit a given number of control points can make, and one estimation run
+//! with its figures of merit.
 
 use crate::estimator::{self, Config, Estimator, Measurements, Sample};
 use crate::fmu3::Fmu3;
@@ -11,7 +12,7 @@ use hydraulics::BSplineCurve;
 use std::path::Path;
 use std::time::Instant;
 
-/// Noise of the seed's sensors, SI: s, pp, p1.
+/// Noise of the sensors of Khadim et al. (2021), SI: s, pp, p1.
 pub const SIGMA: [f64; 3] = [1.12e-3, 1.5e5, 1.5e5];
 /// The curve's end value (Cv at 10 V).
 pub const N_MAX: f64 = 95.0;
@@ -32,8 +33,9 @@ pub struct Truth {
 pub const TRUE_NAMES: [&str; 6] = ["s", "pp", "p1", "theta", "omega", "p2"];
 
 /// The true run: FourBar (Co-Simulation) with preset curve `curve` (1
-/// linear, 2 real-1, 3 real-2) under the card's command 10 sin(0.4 π t) V,
-/// each step's command held at its midpoint value, sampled every `dt`.
+/// linear, 2 real-1, 3 real-2) under the command of Khadim et al. (2021),
+/// 10 sin(0.4 π t) V, each step's command held at its midpoint value,
+/// sampled every `dt`.
 pub fn truth(fmu: &Fmu3, curve: i32, duration: f64, dt: f64) -> Result<Truth> {
     let mut inst = fmu.instantiate("truth")?;
     inst.set_parameters(&[("curve".to_string(), curve as f64)])?;
@@ -108,8 +110,8 @@ impl Noise {
     }
 }
 
-/// The truth's s, pp and p1 with the seed's white noise ([`SIGMA`]) of
-/// noise seed `seed`.
+/// The truth's s, pp and p1 with the paper's white sensor noise
+/// ([`SIGMA`]), drawn with noise seed `seed`.
 pub fn measurements(truth: &Truth, seed: u64) -> Measurements {
     let mut noise = Noise::new(seed);
     Measurements {

@@ -1,5 +1,6 @@
-//! The discrete extended Kalman filter of the state estimator (four-bar
-//! card, "The estimator"): prediction `P- = F P+ F^T + Q` with the
+//! The discrete extended Kalman filter of the state estimator (the method
+//! of Khadim et al. (2021); README, "A digital twin: estimating the valve
+//! curve"): prediction `P- = F P+ F^T + Q` with the
 //! transition Jacobian `F` the caller computes (from an FMU's directional
 //! derivatives), and the measurement update in Joseph form
 //! `P+ = (I - K H) P- (I - K H)^T + K R K^T`, which keeps the covariance

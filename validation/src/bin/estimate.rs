@@ -82,18 +82,23 @@ fn main() -> Result<()> {
     let csv = args.out.join("estimate.csv");
     estimator::write_csv(&csv, &config, &samples)?;
     let png = args.out.join("estimate.png");
+    let measured = |name: &str| {
+        let j = config.measurements.iter().position(|m| m.output == name)?;
+        Some(data.z.iter().map(|z| z[j]).collect())
+    };
     estimator::plot(
         &png,
         &fmu.description,
         &config,
         &samples,
         &format!(
-            "{}: estimates with ±1.96 σ from {}",
+            "{}: estimates with their ±1.96 σ bands from {}",
             fmu.description.model_name,
             args.measurements.display()
         ),
         &[],
         &|_| None,
+        &measured,
     )?;
     let last = samples.last().context("no samples")?;
     println!("At t = {} s:", last.t);

@@ -1,5 +1,6 @@
-//! The valve-curve estimation experiment of seed 001, done on this
-//! project's FMUs (README, "Estimating the valve curve"): synthetic
+//! The valve-curve estimation experiment of Khadim et al. (2021), done on
+//! this project's FMUs (README, "A digital twin: estimating the valve
+//! curve"): synthetic
 //! measurements of s, pp and p1 at 1 kHz from the FourBar FMU with a true
 //! curve (`real-2`, `real-1`) plus white noise of fixed seeds; the
 //! estimator (library `validation::estimator`) on the FourBarTwin FMU
@@ -24,7 +25,9 @@ use validation::fmu3::Fmu3;
 use validation::plot::{self, Corner, Curve, Figure, LegendEntry, Panel, Scale};
 
 #[derive(Parser)]
-#[command(about = "Seed 001's valve-curve estimation experiment on the FourBar / FourBarTwin FMUs")]
+#[command(
+    about = "The valve-curve estimation experiment of Khadim et al. (2021) (Sensors 21, 5029) on the FourBar / FourBarTwin FMUs"
+)]
 struct Args {
     /// Folder with FourBar.fmu and FourBarTwin.fmu (FMI 3).
     #[arg(long, default_value = "dist/fmi3")]
@@ -101,6 +104,7 @@ fn plot_run(
         title,
         &["theta", "omega", "U"],
         &reference,
+        &|_| None,
     )
 }
 
@@ -129,16 +133,17 @@ fn plot_curves(
         });
     }
     curves.push(Curve {
-        label: "true".into(),
+        label: "true curve".into(),
         x: g.clone(),
         y: g.iter().map(|&u| true_curve.eval(u).value).collect(),
         color: 1,
         dashed: true,
     });
+    // One legend, above the axes: the curves' labels move there.
     let legend = curves
-        .iter()
+        .iter_mut()
         .map(|c| LegendEntry {
-            label: c.label.clone(),
+            label: std::mem::take(&mut c.label),
             color: c.color,
             dashed: c.dashed,
         })
@@ -194,7 +199,7 @@ fn bulk_variants(base: &Config) -> Vec<(String, Config)> {
         }
     };
     vec![
-        ("the card's covariances".into(), base.clone()),
+        ("the paper's covariances".into(), base.clone()),
         (
             "wide priors: σ0(kp) = 400 MPa, σ0(k0) = 1".into(),
             with(&|c| {
@@ -203,7 +208,7 @@ fn bulk_variants(base: &Config) -> Vec<(String, Config)> {
             }),
         ),
         (
-            "wide priors, pressure plant noise 1e7 Pa² (the card's / 260)".into(),
+            "wide priors, pressure plant noise 1e7 Pa² (the paper's / 260)".into(),
             with(&|c| {
                 set_param(c, "kp", 4e8, 1e6);
                 set_param(c, "k0", 1.0, 1e-10);
@@ -211,7 +216,7 @@ fn bulk_variants(base: &Config) -> Vec<(String, Config)> {
             }),
         ),
         (
-            "the card's priors, pressure plant noise 1e7 Pa²".into(),
+            "the paper's priors, pressure plant noise 1e7 Pa²".into(),
             with(&|c| pressure_q(c, 1e7)),
         ),
     ]
@@ -230,7 +235,7 @@ fn bulk_study(args: &Args, base: &Config, plant: &Fmu3, twin: &Fmu3) -> Result<S
     let true_curve = BSplineCurve::new(pu, pn, 3).map_err(anyhow::Error::msg)?;
     let truth = truth(plant, preset as i32 + 1, args.duration, base.sample_period)?;
     let mut out = format!(
-        "\nBulk modulus ({curve}, {points} control points, {} seeds; truth kp = 1600 MPa, k0 = 0.5; start 1920 MPa, 0.6):\n\n\
+        "\nBulk modulus ({curve}, {points} control points, {} noise seeds; truth kp = 1600 MPa, k0 = 0.5; start 1920 MPa, 0.6):\n\n\
          | variant | kp at the end, MPa (median, range) | k0 at the end (median, range) | kp, k0 inside ±1.96 σ % | curve RMSE at the end % (median, max) | failed |\n|---|---|---|---|---|---|\n",
         args.seeds
     );
@@ -342,7 +347,7 @@ fn main() -> Result<()> {
                     args.duration,
                 )?;
                 eprintln!(
-                    "  {points} points, seed {seed}: RMSE {} % at 5 s, {} % at the end (floor {} %), {:.0}x real time ({}){}",
+                    "  {points} points, noise seed {seed}: RMSE {} % at 5 s, {} % at the end (floor {} %), {:.0}x real time ({}){}",
                     pct(r.rmse5),
                     pct(r.rmse10),
                     pct(r.floor),
@@ -368,7 +373,7 @@ fn main() -> Result<()> {
                         &truth,
                         interior.as_deref(),
                         &format!(
-                            "FourBarTwin estimating {curve} with {points} control points (seed 0)"
+                            "FourBarTwin estimating {curve} with {points} control points (noise seed 0)"
                         ),
                     )?;
                 }
@@ -380,7 +385,7 @@ fn main() -> Result<()> {
             &true_curve,
             &finals,
             &format!(
-                "Valve curve {curve}: truth, start and the estimates at {} s (seed 0)",
+                "Valve curve {curve}: truth, start and the estimates at {} s (noise seed 0)",
                 args.duration
             ),
         )?;
@@ -449,8 +454,9 @@ fn main() -> Result<()> {
         plain / estimator_speed
     ));
     // Band coverage of every quantity, averaged over the seeds.
-    table
-        .push_str("\nShare of samples with the error inside ±1.96 σ (mean over the seeds, %):\n\n");
+    table.push_str(
+        "\nShare of samples with the error inside ±1.96 σ (mean over the noise seeds, %):\n\n",
+    );
     for curve in &args.curves {
         for &points in &args.points {
             let ok: Vec<&RunResult> = results
@@ -481,7 +487,7 @@ fn main() -> Result<()> {
     }
     for r in results.iter().filter(|r| r.error.is_some()) {
         table.push_str(&format!(
-            "\nFailed: {} {} points seed {}: {}\n",
+            "\nFailed: {} {} points, noise seed {}: {}\n",
             r.curve,
             r.points,
             r.seed,
