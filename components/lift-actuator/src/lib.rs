@@ -37,7 +37,7 @@ fmu_core::circuit! {
         /// Piston position, 0 = retracted
         x_p: ["m" => "mm"] = x[state::piston.index(PistonStates::x_p)];
         /// Piston velocity
-        v_p: ["m/s" => "mm/s"] = x[state::piston.index(PistonStates::v_p)];
+        v_p: ["m/s"] = x[state::piston.index(PistonStates::v_p)];
         /// Pressure in chamber A (piston side)
         p_A: ["Pa" => "bar"] = x[state::drive.index(LiftDriveStates::p_A)];
         /// Pressure in chamber B (rod side)

@@ -26,7 +26,7 @@ fmu_core::circuit! {
         /// Piston position from the mechanism, 0 = retracted
         x_p: ["m" => "mm"] = 0.0, min -0.1, max 100.0;
         /// Piston velocity from the mechanism
-        v_p: ["m/s" => "mm/s"] = 0.0, min -100.0, max 100.0;
+        v_p: ["m/s"] = 0.0, min -100.0, max 100.0;
     }
     outputs Outputs {
         /// Hydraulic force on the piston, p_A S_A - p_B S_B (positive

@@ -548,8 +548,10 @@ def test_every_example_design_runs(tmp_path, example):
 
 
 def test_resonance_summary_finds_the_hose_resonance(tmp_path):
-    """HoseH with the card's hose (2 m, 16 mm, n = 7, b = 0): the model
-    description's reference resonance of p1 to p2 is 97.76 Hz."""
+    """HoseH with the hose of Grossschmidt and Harf (2017), 2 m and 16 mm,
+    in 7 segments without wall hysteresis (b = 0) as in the frequency
+    response of its model description (components/hose-line/MODEL.md),
+    whose reference resonance of p1 to p2 is 97.76 Hz."""
     if not freq_response_binary().is_file():
         pytest.skip("target/release/freq-response not built")
     design = write_design(tmp_path, f"""
@@ -582,3 +584,26 @@ points = 41
     assert done.returncode == 0, done.stdout + done.stderr
     f = read_results(tmp_path / "out")["p1_resonance"]
     assert f[0] == pytest.approx(97.76, abs=1.0)
+
+
+# --- one display unit per quantity across the tools --------------------------
+
+
+def test_the_lift_tools_show_a_quantity_in_the_unit_the_fmu_declares():
+    """The sweep tool and plot_lift.py both take a signal's display unit from
+    the FMU's modelDescription.xml (harness.fmu_info), so they cannot show
+    one quantity in two units; the LiftActuator declares m/s for the piston
+    speed (about 4 m/s)."""
+    study = load_study(EXAMPLES / "lift_tolerances.toml")
+    if not study.fmu.is_file():
+        pytest.skip(f"{study.fmu} not built")
+    sys.path.insert(0, str(PYTHON_ROOT / "tools"))
+    import plot_lift
+    from sweep.plots import _summary_scale
+
+    shown = plot_lift.display_scales(study.fmu)
+    for k in study.keep:
+        if k.signal in shown and k.summary not in ("crossing",):
+            label, factor, _ = _summary_scale(study, k)
+            assert (label, factor) == (shown[k.signal].label, shown[k.signal].factor), k.name
+    assert shown["v_p"].label == "m/s" and shown["p_A"].label == "bar" and shown["x_p"].label == "mm"

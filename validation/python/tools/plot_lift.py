@@ -7,9 +7,13 @@ it exists (validation/scenarios/LiftActuator/lift_100kg/
 LiftActuator_ref.csv, the independent SciPy solution of
 validation/python/reference/lift_actuator.py).
 
-Writes target/lift/lift_fig4.png: on top the chamber pressures p_A and p_B
-[bar], below the piston position x_p [mm] with its velocity v_p [m/s] on a
-twin axis; on the left the whole experiment, on the right the lift itself.
+Writes target/lift/lift_fig4.png: on top the chamber pressures p_A and p_B,
+below the piston position x_p with its velocity v_p on a twin axis; on the
+left the whole experiment, on the right the lift itself. Every quantity is
+shown in the display unit the FMU's modelDescription.xml declares for it
+(bar, mm, m/s for the LiftActuator), read by the same code as the sweep
+tool's (harness.fmu_info), so that the tools cannot show one quantity in
+two units.
 The phases are marked: rest (the load on the lower stop, both chambers
 vented), jump (p_A rises towards p_S after the command step, up to its
 peak), sag during motion (p_A falls while the piston accelerates to about
@@ -17,8 +21,9 @@ peak), sag during motion (p_A falls while the piston accelerates to about
 x_p passing 0.99 of the stroke: p_A settles at p_S, p_B at p_T).
 
 Prints the numbers it reads off the FMU's trace (and the reference's),
-next to the model description's: p_A at 1.05 s and 1.2 s, peak p_B, peak
-v_p, when x_p passes 990 mm, p_A and p_B at 1.5 s and at the end.
+next to those components/lift-circuit/MODEL.md gives: p_A at 1.05 s and
+1.2 s, peak p_B, peak v_p, when x_p passes 990 mm, p_A and p_B at 1.5 s and
+at the end.
 
 From the repository root, after ``cargo run --release -p build-fmu``:
 
@@ -38,6 +43,10 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "validation" / "python"))
+
+from harness.fmu_info import DisplayScale, read_fmu_info  # noqa: E402
+
 DIST = Path(os.environ.get("FMU_DIST_DIR") or REPO / "dist")
 BUILD_HINT = "build it with `cargo run --release -p build-fmu`"
 REFERENCE = REPO / "validation" / "scenarios" / "LiftActuator" / "lift_100kg" / "LiftActuator_ref.csv"
@@ -48,16 +57,20 @@ STOP, T_STEP, U_BEFORE, U_AFTER = 5.0, 1.0, 0.0, 1.0
 FULL_STROKE_FRACTION = 0.99
 SIGNALS = ("x_p", "v_p", "p_A", "p_B")
 
-#: The numbers MODEL.md states for this experiment, in display units, by the labels printed below.
-CARD = {
-    "p_A at 1.05 s": "70.4 bar",
-    "p_A at 1.2 s": "59.4 bar",
-    "peak p_B": "~12 bar",
-    "peak v_p": "4.19 m/s",
-    "x_p passes 990 mm": "1.29 s",
-    "p_A at 1.5 s": "76.00 bar",
-    "p_B at 1.5 s": "1.00 bar",
+#: The numbers components/lift-circuit/MODEL.md states for this experiment, by the labels
+#: printed below: (SI value, its significant digits, approximate).
+MODEL_MD = {
+    "p_A at 1.05 s": (70.4e5, 3, False),
+    "p_A at 1.2 s": (59.4e5, 3, False),
+    "peak p_B": (12e5, 2, True),
+    "peak v_p": (4.19, 3, False),
+    "x_p passes 990 mm": (1.29, 3, False),
+    "p_A at 1.5 s": (76.00e5, 4, False),
+    "p_B at 1.5 s": (1.00e5, 3, False),
 }
+
+#: How times are shown.
+SECONDS = DisplayScale("s")
 
 
 @dataclass
@@ -123,36 +136,46 @@ def read_reference(path: Path) -> tuple[Trace | None, str]:
     return Trace(columns["time"], {n: columns[n] for n in SIGNALS}), f"reference trace: {path} ({len(data)} rows)"
 
 
-def key_numbers(trace: Trace, stroke: float) -> dict[str, tuple[float | None, float | None]]:
-    """label -> (value in SI, time in s or None)."""
+def key_numbers(trace: Trace, stroke: float) -> dict[str, tuple[str, float | None, float | None]]:
+    """label -> (the quantity: a signal's name or "time", value in SI, time in s or None)."""
     end = float(trace.time[-1])
     i_pb, i_v = int(np.argmax(trace.values["p_B"])), int(np.argmax(trace.values["v_p"]))
     return {
-        "p_A at 1.05 s": (trace.at("p_A", 1.05), None),
-        "p_A at 1.2 s": (trace.at("p_A", 1.2), None),
-        "peak p_B": (float(trace.values["p_B"][i_pb]), float(trace.time[i_pb])),
-        "peak v_p": (float(trace.values["v_p"][i_v]), float(trace.time[i_v])),
-        "x_p passes 990 mm": (trace.full_stroke_time(stroke), None),
-        "p_A at 1.5 s": (trace.at("p_A", 1.5), None),
-        "p_B at 1.5 s": (trace.at("p_B", 1.5), None),
-        f"p_A at {end:g} s": (trace.at("p_A", end), None),
-        f"p_B at {end:g} s": (trace.at("p_B", end), None),
-        f"x_p at {T_STEP:g} s": (trace.at("x_p", T_STEP), None),
-        f"x_p at {end:g} s": (trace.at("x_p", end), None),
+        "p_A at 1.05 s": ("p_A", trace.at("p_A", 1.05), None),
+        "p_A at 1.2 s": ("p_A", trace.at("p_A", 1.2), None),
+        "peak p_B": ("p_B", float(trace.values["p_B"][i_pb]), float(trace.time[i_pb])),
+        "peak v_p": ("v_p", float(trace.values["v_p"][i_v]), float(trace.time[i_v])),
+        "x_p passes 990 mm": ("time", trace.full_stroke_time(stroke), None),
+        "p_A at 1.5 s": ("p_A", trace.at("p_A", 1.5), None),
+        "p_B at 1.5 s": ("p_B", trace.at("p_B", 1.5), None),
+        f"p_A at {end:g} s": ("p_A", trace.at("p_A", end), None),
+        f"p_B at {end:g} s": ("p_B", trace.at("p_B", end), None),
+        f"x_p at {T_STEP:g} s": ("x_p", trace.at("x_p", T_STEP), None),
+        f"x_p at {end:g} s": ("x_p", trace.at("x_p", end), None),
     }
 
 
-def _display(label: str, value: float | None) -> str:
-    """A number in its display unit (bar, m/s, mm, s)."""
+def display_scales(path: Path) -> dict[str, DisplayScale]:
+    """The display unit the FMU declares for each signal (its SI unit when it
+    declares none), and seconds for "time"."""
+    info = read_fmu_info(path)
+    return {"time": SECONDS, **{name: info.display_scale(name) for name in SIGNALS}}
+
+
+def _display(scale: DisplayScale, value: float | None, digits: int = 5) -> str:
+    """An SI value in a display unit with ``digits`` significant digits:
+    70.434 bar, 4.1895 m/s, 1.2909 s."""
     if value is None:
         return "never"
-    if label.startswith(("p_", "peak p_")):
-        return f"{value * 1e-5:.3f} bar"
-    if label.startswith("peak v_p"):
-        return f"{value:.4f} m/s"
-    if label.startswith("x_p at"):
-        return f"{value * 1e3:.4f} mm"
-    return f"{value:.4f} s"
+    shown = scale.factor * value + scale.offset
+    magnitude = int(np.floor(np.log10(abs(shown)))) if shown != 0 else 0
+    decimals = max(0, digits - 1 - magnitude)
+    return f"{shown:.{decimals}f} {scale.label}"
+
+
+def _published(scale: DisplayScale, value: float, digits: int, approximate: bool) -> str:
+    """A number MODEL.md gives, in the same display unit as the FMU's."""
+    return ("~" if approximate else "") + _display(scale, value, digits)
 
 
 @dataclass
@@ -183,12 +206,28 @@ class Phases:
         return spans
 
 
-def plot(path: Path, fmu: Trace, ref: Trace | None, stroke: float, p_s: float, p_t: float, title: str) -> None:
+def plot(
+    path: Path,
+    fmu: Trace,
+    ref: Trace | None,
+    stroke: float,
+    p_s: float,
+    p_t: float,
+    title: str,
+    units: dict[str, DisplayScale],
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    def shown(name: str, values):
+        scale = units[name]
+        return scale.factor * np.asarray(values) + scale.offset
+
+    if units["p_A"] != units["p_B"]:
+        raise ValueError(f"p_A and p_B share an axis but the FMU shows them in {units['p_A'].label} and {units['p_B'].label}")
+    pressure = units["p_A"]
     phases = Phases.of(fmu, stroke)
     end = float(fmu.time[-1])
     zoom = (T_STEP - 0.05, (phases.full + 0.2) if phases.full is not None else min(end, T_STEP + 0.5))
@@ -197,29 +236,29 @@ def plot(path: Path, fmu: Trace, ref: Trace | None, stroke: float, p_s: float, p
         top, bottom = axes[0][col], axes[1][col]
         mask = (fmu.time >= lo) & (fmu.time <= hi)
         t = fmu.time[mask]
-        top.plot(t, 1e-5 * fmu.values["p_A"][mask], color="tab:red", lw=1.6, label="p_A (FMU)")
-        top.plot(t, 1e-5 * fmu.values["p_B"][mask], color="tab:blue", lw=1.6, label="p_B (FMU)")
-        bottom.plot(t, 1e3 * fmu.values["x_p"][mask], color="k", lw=1.6, label="x_p (FMU)")
+        top.plot(t, shown("p_A", fmu.values["p_A"][mask]), color="tab:red", lw=1.6, label="p_A (FMU)")
+        top.plot(t, shown("p_B", fmu.values["p_B"][mask]), color="tab:blue", lw=1.6, label="p_B (FMU)")
+        bottom.plot(t, shown("x_p", fmu.values["x_p"][mask]), color="k", lw=1.6, label="x_p (FMU)")
         twin = bottom.twinx()
-        twin.plot(t, fmu.values["v_p"][mask], color="tab:purple", lw=1.2, label="v_p (FMU)")
+        twin.plot(t, shown("v_p", fmu.values["v_p"][mask]), color="tab:purple", lw=1.2, label="v_p (FMU)")
         if ref is not None:
             rmask = (ref.time >= lo) & (ref.time <= hi)
             rt = ref.time[rmask]
-            top.plot(rt, 1e-5 * ref.values["p_A"][rmask], color="orange", lw=0.9, ls="--", label="p_A (reference)")
-            top.plot(rt, 1e-5 * ref.values["p_B"][rmask], color="cyan", lw=0.9, ls="--", label="p_B (reference)")
-            bottom.plot(rt, 1e3 * ref.values["x_p"][rmask], color="0.6", lw=0.9, ls="--", label="x_p (reference)")
-            twin.plot(rt, ref.values["v_p"][rmask], color="violet", lw=0.9, ls="--", label="v_p (reference)")
-        top.axhline(1e-5 * p_s, color="tab:red", lw=0.6, ls=":")
-        top.axhline(1e-5 * p_t, color="tab:blue", lw=0.6, ls=":")
+            top.plot(rt, shown("p_A", ref.values["p_A"][rmask]), color="orange", lw=0.9, ls="--", label="p_A (reference)")
+            top.plot(rt, shown("p_B", ref.values["p_B"][rmask]), color="cyan", lw=0.9, ls="--", label="p_B (reference)")
+            bottom.plot(rt, shown("x_p", ref.values["x_p"][rmask]), color="0.6", lw=0.9, ls="--", label="x_p (reference)")
+            twin.plot(rt, shown("v_p", ref.values["v_p"][rmask]), color="violet", lw=0.9, ls="--", label="v_p (reference)")
+        top.axhline(shown("p_A", p_s), color="tab:red", lw=0.6, ls=":")
+        top.axhline(shown("p_B", p_t), color="tab:blue", lw=0.6, ls=":")
         for ax in (top, bottom):
             for label, a, b, colour in phases.spans(end):
                 if b > lo and a < hi:
                     ax.axvspan(max(a, lo), min(b, hi), color=colour, alpha=0.08, lw=0)
             ax.grid(True, alpha=0.3)
             ax.set_xlim(lo, hi)
-        top.set_ylabel("pressure [bar]")
-        bottom.set_ylabel("x_p [mm]")
-        twin.set_ylabel("v_p [m/s]", color="tab:purple")
+        top.set_ylabel(f"pressure [{pressure.label}]")
+        bottom.set_ylabel(f"x_p [{units['x_p'].label}]")
+        twin.set_ylabel(f"v_p [{units['v_p'].label}]", color="tab:purple")
         twin.tick_params(axis="y", colors="tab:purple")
         bottom.set_xlabel("time [s]")
         if col == 0:
@@ -230,8 +269,8 @@ def plot(path: Path, fmu: Trace, ref: Trace | None, stroke: float, p_s: float, p
     top_full, top_zoom = axes[0]
     for label, a, b, _ in phases.spans(end):
         if label in ("rest", "full stroke"):
-            top_full.text(0.5 * (a + b), 1e-5 * 0.5 * (p_s + p_t), label, ha="center", va="center", fontsize=9)
-    ymax = 1e-5 * p_s
+            top_full.text(0.5 * (a + b), shown("p_A", 0.5 * (p_s + p_t)), label, ha="center", va="center", fontsize=9)
+    ymax = shown("p_A", p_s)
     for label, a, b, _ in phases.spans(end):
         lo, hi = max(a, zoom[0]), min(b, zoom[1])
         if hi <= lo:
@@ -241,16 +280,16 @@ def plot(path: Path, fmu: Trace, ref: Trace | None, stroke: float, p_s: float, p
         top_zoom.annotate(label, (x, y), ha="center", va="bottom", fontsize=9)
     if phases.peak is not None:
         top_zoom.annotate(
-            f"jump: {1e-5 * fmu.at('p_A', phases.peak):.1f} bar at {phases.peak:.3f} s",
-            (phases.peak, 1e-5 * fmu.at("p_A", phases.peak)),
+            f"jump: {shown('p_A', fmu.at('p_A', phases.peak)):.1f} {pressure.label} at {phases.peak:.3f} s",
+            (phases.peak, shown("p_A", fmu.at("p_A", phases.peak))),
             xytext=(phases.peak + 0.03, 0.72 * ymax),
             arrowprops={"arrowstyle": "->", "lw": 0.8},
             fontsize=8,
         )
     if phases.full is not None:
         top_zoom.annotate(
-            f"x_p = {FULL_STROKE_FRACTION * stroke * 1e3:g} mm at {phases.full:.3f} s",
-            (phases.full, 1e-5 * fmu.at("p_A", phases.full)),
+            f"x_p = {_display(units['x_p'], FULL_STROKE_FRACTION * stroke, 3)} at {phases.full:.3f} s",
+            (phases.full, shown("p_A", fmu.at("p_A", phases.full))),
             xytext=(phases.full + 0.02, 0.62 * ymax),
             arrowprops={"arrowstyle": "->", "lw": 0.8},
             fontsize=8,
@@ -267,7 +306,7 @@ def plot(path: Path, fmu: Trace, ref: Trace | None, stroke: float, p_s: float, p
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         description="Run the LiftActuator FMU on the paper's experiment (u = 1 from 1 s, 5 s) and plot the paper's "
-        "Fig. 4 in display units (bar, mm, m/s), with the reference trace when it exists.",
+        "Fig. 4 in the display units the FMU declares (bar, mm, m/s), with the reference trace when it exists.",
     )
     parser.add_argument("--fmi", type=int, choices=(2, 3), default=3, help="FMI version of the FMU (default: %(default)s)")
     parser.add_argument("--dist", type=Path, default=DIST, help="folder with fmi2/ and fmi3/ (default: %(default)s, or $FMU_DIST_DIR)")
@@ -289,6 +328,7 @@ def main(argv=None) -> int:
         print(f"error: the LiftActuator FMU (FMI {args.fmi}) failed: {e}", file=sys.stderr)
         return 1
     stroke, p_s, p_t = start["stroke"], start["p_S"], start["p_T"]
+    units = display_scales(path)
     ref, note = read_reference(args.ref)
     print(f"LiftActuator (FMI {args.fmi}), paper's experiment: u = {U_AFTER:g} from {T_STEP:g} s, "
           f"{STOP:g} s, communication step {args.step * 1e3:g} ms")
@@ -297,14 +337,16 @@ def main(argv=None) -> int:
     ours = key_numbers(fmu, stroke)
     theirs = key_numbers(ref, stroke) if ref is not None else {}
     print(f"  {'':<22}{'FMU':>16}{'reference':>16}{'model description':>20}")
-    for label, (value, when) in ours.items():
+    for label, (quantity, value, when) in ours.items():
+        scale = units[quantity]
         at = f" (at {when:.3f} s)" if when is not None else ""
-        r = _display(label, theirs[label][0]) if label in theirs else "-"
-        card = CARD.get(label, "-")
-        print(f"  {label:<22}{_display(label, value):>16}{r:>16}{card:>20}{at}")
+        r = _display(scale, theirs[label][1]) if label in theirs else "-"
+        published = _published(scale, *MODEL_MD[label]) if label in MODEL_MD else "-"
+        print(f"  {label:<22}{_display(scale, value):>16}{r:>16}{published:>20}{at}")
     if ref is not None:
         print("FMU minus reference, at the FMU's output points (reference interpolated):")
-        for name, unit, factor in (("x_p", "mm", 1e3), ("v_p", "m/s", 1.0), ("p_A", "bar", 1e-5), ("p_B", "bar", 1e-5)):
+        for name in ("x_p", "v_p", "p_A", "p_B"):
+            unit, factor = units[name].label, units[name].factor
             diff = factor * (fmu.values[name] - np.interp(fmu.time, ref.time, ref.values[name]))
             print(f"  {name:<4} max |difference| {np.max(np.abs(diff)):10.4g} {unit:<4} RMS {np.sqrt(np.mean(diff**2)):10.4g} {unit}")
 
@@ -312,7 +354,7 @@ def main(argv=None) -> int:
     png = args.out / "lift_fig4.png"
     title = (f"LiftActuator FMU (FMI {args.fmi}): 100 kg lifted, u = 0 -> 1 at {T_STEP:g} s "
              f"(the paper's Fig. 4){'' if ref is None else ', with the reference trace'}")
-    plot(png, fmu, ref, stroke, p_s, p_t, title)
+    plot(png, fmu, ref, stroke, p_s, p_t, title, units)
     print(f"-> {png}")
     return 0
 
