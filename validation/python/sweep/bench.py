@@ -1,7 +1,7 @@
 """Benchmark of the sweep backends, measured side by side in one run.
 
 ``python -m sweep bench``: N runs (default 64) of the 50 s ValveCylinder
-random scenario (the card's 100 random levels of U) at a 10 ms communication
+random scenario (the 100 random levels of U of Ustinov et al. (2022)) at a 10 ms communication
 step, each with its own moving mass (Latin hypercube, 150..250 kg, so that no
 two runs are the same), through
 
