@@ -86,7 +86,7 @@ fmu_core::parameters! {
         /// stop)
         x_p0: real ["m" => "mm"] = 0.0;
         /// Initial piston velocity
-        v_p0: real ["m/s" => "mm/s"] = 0.0;
+        v_p0: real ["m/s"] = 0.0;
     }
 }
 
