@@ -67,7 +67,7 @@ fn coverage(r: &validation::estimator_experiment::RunResult, name: &str) -> f64 
 #[test]
 fn learns_the_s_shaped_curve_from_the_catalogue_line() {
     let r = run("real-2", 6, 2.0);
-    // The project's goals for the estimator (README, "A digital twin"), on
+    // The project's goals for the estimator (docs/digital-twin.md), on
     // a 2 s run: below 1 % of N_max within 1 s and far below it at the end;
     // the states' errors inside their bands.
     assert!(r.rmse10 < 0.2, "curve RMSE {} % at 2 s", r.rmse10);

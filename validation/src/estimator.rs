@@ -1,7 +1,7 @@
 //! A state and parameter estimator for any FMI 3.0 Model Exchange FMU,
 //! driven through the FMU's C API alone: the augmented discrete extended
-//! Kalman filter of Khadim et al. (2021), the four-bar's paper (README, "A
-//! digital twin: estimating the valve curve").
+//! Kalman filter of Khadim et al. (2021), the four-bar's paper
+//! (docs/digital-twin.md).
 //!
 //! The augmented state is the FMU's continuous states named in the
 //! configuration followed by the parameters to learn, which the FMU exposes

@@ -1,6 +1,6 @@
 //! The pieces of the valve-curve estimation experiment of Khadim et al.
 //! (2021), done on this project's FMUs (the `estimator-experiment` tool;
-//! README, "A digital twin: estimating the valve curve"): the true run of
+//! docs/digital-twin.md): the true run of
 //! the FourBar FMU, reproducible sensor noise, the curve error and the best
 //! fit a given number of control points can make, and one estimation run
 //! with its figures of merit.

@@ -1,6 +1,5 @@
 //! The discrete extended Kalman filter of the state estimator (the method
-//! of Khadim et al. (2021); README, "A digital twin: estimating the valve
-//! curve"): prediction `P- = F P+ F^T + Q` with the
+//! of Khadim et al. (2021); docs/digital-twin.md): prediction `P- = F P+ F^T + Q` with the
 //! transition Jacobian `F` the caller computes (from an FMU's directional
 //! derivatives), and the measurement update in Joseph form
 //! `P+ = (I - K H) P- (I - K H)^T + K R K^T`, which keeps the covariance

@@ -283,6 +283,6 @@ def surrogate_scenario_files(base: dict, kind: str, choice_parameter: str, perio
         "The reference, inputs and error measures of the scenario " + base["scenario"] + ". " + reached
         + " The surrogate updates the pressure once per sample period, so Model Exchange masters do not run this "
         "scenario, and its parameters choose the integrator, so the harness's fixed-cost and stepping-ahead modes "
-        "skip it. Weights: the FMU's resources folder, trained by `train-surrogates` (README)."
+        "skip it. Weights: the FMU's resources folder, trained by `train-surrogates` (docs/surrogates.md)."
     )
     return name, {"scenario.json": json.dumps(doc, indent=2) + "\n"}

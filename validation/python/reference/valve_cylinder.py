@@ -1753,7 +1753,7 @@ def write_whole_actuator_scenarios(checks: Checks, args, model_root: Path, base_
             "never trained on (their data are generated runs of other random commands). " + WHOLE_ACTUATOR_REACHED
             + " The model renews the whole drive once per 10 ms, so Model Exchange masters do not run this "
             "scenario, nor do the harness's fixed-cost and stepping-ahead modes (no integrator runs). Weights: the "
-            "FMU's resources folder, trained by `train-surrogates` (README)."
+            "FMU's resources folder, trained by `train-surrogates` (docs/surrogates.md)."
         )
         files = {"scenario.json": json.dumps(doc, indent=2) + "\n", opt_name: opt}
         write_or_compare(checks, args.check, name, model_root / name, files, trace_ok, exact=args.exact)

@@ -1,8 +1,7 @@
 //! `estimate`: runs the state and parameter estimator
 //! (`validation::estimator`) of a configuration file over a measurement
 //! file with any FMI 3.0 Model Exchange FMU, and writes the estimates with
-//! their ±1.96 σ bands as CSV and as a plot (README, "Estimating the valve
-//! curve").
+//! their ±1.96 σ bands as CSV and as a plot (docs/digital-twin.md).
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;

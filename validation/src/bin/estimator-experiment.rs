@@ -1,6 +1,5 @@
 //! The valve-curve estimation experiment of Khadim et al. (2021), done on
-//! this project's FMUs (README, "A digital twin: estimating the valve
-//! curve"): synthetic
+//! this project's FMUs (docs/digital-twin.md): synthetic
 //! measurements of s, pp and p1 at 1 kHz from the FourBar FMU with a true
 //! curve (`real-2`, `real-1`) plus white noise of fixed seeds; the
 //! estimator (library `validation::estimator`) on the FourBarTwin FMU
