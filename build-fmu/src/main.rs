@@ -70,6 +70,10 @@ struct Args {
     no_install: bool,
 }
 
+/// The cargo profile of the FMUs' binaries (`[profile.fmu]` in the
+/// workspace's Cargo.toml: the release settings, in a folder of its own).
+const FMU_PROFILE: &str = "fmu";
+
 /// A circuit crate found in the workspace.
 #[derive(Debug, Clone)]
 struct Circuit {
@@ -182,7 +186,12 @@ fn main() -> Result<()> {
     }
     let host = Platform::host()?;
     let platforms = choose_platforms(&args.platforms, host, args.no_install)?;
-    let profile = if args.debug { "debug" } else { "release" };
+    // The FMUs' binaries have a profile of their own (`fmu`, the release
+    // settings), so that the test command's release build of the whole
+    // workspace, whose dependencies carry more features, never writes over
+    // them (a cdylib's file name has no hash) and neither build undoes the
+    // other.
+    let profile = if args.debug { "debug" } else { FMU_PROFILE };
     if !args.skip_build {
         println!(
             "building {} circuit(s) ({profile}) for {}: {}",
@@ -329,7 +338,7 @@ fn cargo_build(circuits: &[Circuit], debug: bool, cross: Option<Platform>) -> Re
     let mut cmd = Command::new(cargo());
     cmd.arg("build");
     if !debug {
-        cmd.arg("--release");
+        cmd.args(["--profile", FMU_PROFILE]);
     }
     if let Some(p) = cross {
         cmd.args(["--target", p.rust_target]);
