@@ -228,29 +228,19 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
     /// equations).
     fn rates(&self, u: &Self::Inputs, x: &SVector<f64, N>) -> SVector<f64, N>;
 
-    /// Writes the analytic Jacobian `d(rates)/dx` into `j` (whose block of
-    /// active states arrives filled with zeros: write the non-zero entries)
-    /// and returns true; the default returns false and the integrators use
-    /// finite differences.
-    fn jacobian(
-        &self,
-        _u: &Self::Inputs,
-        _x: &SVector<f64, N>,
-        _j: &mut SMatrix<f64, N, N>,
-    ) -> bool {
-        false
-    }
-
-    /// The rates and (when available) the Jacobian from one evaluation;
-    /// override when one pass of the equations gives both.
+    /// The rates at state `x` and their analytic Jacobian `d(rates)/dx`,
+    /// written into `j` (whose block of active states arrives filled with
+    /// zeros: write the non-zero entries), from one evaluation of the
+    /// equations; the flag says whether `j` was written. The one entry point
+    /// for the Jacobian: the default writes none and returns false, and
+    /// fmu-core uses finite differences of [`Model::rates`].
     fn rates_and_jacobian(
         &self,
         u: &Self::Inputs,
         x: &SVector<f64, N>,
-        j: &mut SMatrix<f64, N, N>,
+        _j: &mut SMatrix<f64, N, N>,
     ) -> (SVector<f64, N>, bool) {
-        let analytic = self.jacobian(u, x, j);
-        (self.rates(u, x), analytic)
+        (self.rates(u, x), false)
     }
 
     /// Fills the outputs at state `x` (outputs that show a state are filled
@@ -366,10 +356,6 @@ pub struct WithInputs<'a, M: Model<N>, const N: usize> {
 impl<M: Model<N>, const N: usize> OdeSystem<N> for WithInputs<'_, M, N> {
     fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
         self.model.rates(self.inputs, x)
-    }
-
-    fn jacobian_into(&self, x: &SVector<f64, N>, j: &mut SMatrix<f64, N, N>) -> bool {
-        self.model.jacobian(self.inputs, x, j)
     }
 
     fn rhs_and_jacobian_into(

@@ -33,28 +33,20 @@ pub trait OdeSystem<const N: usize> {
     /// The right-hand side `f(x)` (state units per second).
     fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N>;
 
-    /// Writes the analytic Jacobian `df/dx` at `x` into `j` (whose active
-    /// block arrives filled with zeros: write the non-zero entries) and
-    /// returns true;
-    /// returns false (the default) when the system has none, and the
-    /// integrators form it by finite differences. Models with fewer active
-    /// states than `N` may write only the leading active block: the rest of
-    /// `j` is never read.
-    fn jacobian_into(&self, _x: &SVector<f64, N>, _j: &mut SMatrix<f64, N, N>) -> bool {
-        false
-    }
-
-    /// `f(x)` and, when the system has one, the analytic Jacobian (into
-    /// `j`; the flag says whether it was written). Rodas3 needs both at the
-    /// start of every substep: override when one evaluation of the model
-    /// gives both.
+    /// `f(x)` and, when the system has one, the analytic Jacobian `df/dx`
+    /// written into `j` (whose active block arrives filled with zeros:
+    /// write the non-zero entries; systems with fewer active states than
+    /// `N` may write only the leading active block, the rest of `j` is
+    /// never read); the flag says whether it was written. The one entry
+    /// point for the Jacobian: the default writes none and returns false,
+    /// and the integrators form it by finite differences of
+    /// [`OdeSystem::rhs`].
     fn rhs_and_jacobian_into(
         &self,
         x: &SVector<f64, N>,
-        j: &mut SMatrix<f64, N, N>,
+        _j: &mut SMatrix<f64, N, N>,
     ) -> (SVector<f64, N>, bool) {
-        let analytic = self.jacobian_into(x, j);
-        (self.rhs(x), analytic)
+        (self.rhs(x), false)
     }
 
     /// Nominal magnitude of each state (its SI unit); the absolute tolerance
@@ -954,9 +946,16 @@ mod tests {
         fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
             Vector2::new(x[1], -x[0])
         }
-        fn jacobian_into(&self, _x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
-            *j = SMatrix::<f64, 2, 2>::new(0.0, 1.0, -1.0, 0.0);
-            true
+        fn rhs_and_jacobian_into(
+            &self,
+            _x: &Vector2<f64>,
+            j: &mut SMatrix<f64, 2, 2>,
+        ) -> (Vector2<f64>, bool) {
+            let analytic = {
+                *j = SMatrix::<f64, 2, 2>::new(0.0, 1.0, -1.0, 0.0);
+                true
+            };
+            (self.rhs(_x), analytic)
         }
     }
 
@@ -966,9 +965,16 @@ mod tests {
         fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
             Vector2::new(-x[0] * x[0], -x[1])
         }
-        fn jacobian_into(&self, x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
-            *j = SMatrix::<f64, 2, 2>::new(-2.0 * x[0], 0.0, 0.0, -1.0);
-            true
+        fn rhs_and_jacobian_into(
+            &self,
+            x: &Vector2<f64>,
+            j: &mut SMatrix<f64, 2, 2>,
+        ) -> (Vector2<f64>, bool) {
+            let analytic = {
+                *j = SMatrix::<f64, 2, 2>::new(-2.0 * x[0], 0.0, 0.0, -1.0);
+                true
+            };
+            (self.rhs(x), analytic)
         }
     }
 
@@ -1050,9 +1056,16 @@ mod tests {
         fn rhs(&self, x: &Vector3<f64>) -> Vector3<f64> {
             self.a * x
         }
-        fn jacobian_into(&self, _x: &Vector3<f64>, j: &mut Matrix3<f64>) -> bool {
-            *j = self.a;
-            true
+        fn rhs_and_jacobian_into(
+            &self,
+            _x: &Vector3<f64>,
+            j: &mut Matrix3<f64>,
+        ) -> (Vector3<f64>, bool) {
+            let analytic = {
+                *j = self.a;
+                true
+            };
+            (self.rhs(_x), analytic)
         }
     }
 
@@ -1152,23 +1165,13 @@ mod tests {
             self.rhs.set(self.rhs.get() + 1);
             Decay.rhs(x)
         }
-        fn jacobian_into(&self, x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
-            *j = {
-                {
-                    let mut m = SMatrix::zeros();
-                    Decay.jacobian_into(x, &mut m);
-                    m
-                }
-            };
-            true
-        }
         fn rhs_and_jacobian_into(
             &self,
             x: &Vector2<f64>,
             j: &mut SMatrix<f64, 2, 2>,
         ) -> (Vector2<f64>, bool) {
             self.combined.set(self.combined.get() + 1);
-            (Decay.rhs(x), Decay.jacobian_into(x, j))
+            Decay.rhs_and_jacobian_into(x, j)
         }
     }
 
@@ -1230,14 +1233,18 @@ mod tests {
         fn rhs(&self, x: &SVector<f64, 5>) -> SVector<f64, 5> {
             SVector::<f64, 5>::from([-x[0] * x[0], -x[1], 0.0, 0.0, 0.0])
         }
-        fn jacobian_into(&self, x: &SVector<f64, 5>, j: &mut SMatrix<f64, 5, 5>) -> bool {
+        fn rhs_and_jacobian_into(
+            &self,
+            x: &SVector<f64, 5>,
+            j: &mut SMatrix<f64, 5, 5>,
+        ) -> (SVector<f64, 5>, bool) {
             *j = {
                 let mut j = SMatrix::<f64, 5, 5>::zeros();
                 j[(0, 0)] = -2.0 * x[0];
                 j[(1, 1)] = -1.0;
                 j
             };
-            true
+            (self.rhs(x), true)
         }
         fn active_states(&self) -> usize {
             2
@@ -1266,9 +1273,13 @@ mod tests {
         fn rhs(&self, x: &SVector<f64, 1>) -> SVector<f64, 1> {
             SVector::<f64, 1>::new(if x[0] > 2.0 { f64::NAN } else { 1.0 })
         }
-        fn jacobian_into(&self, _x: &SVector<f64, 1>, j: &mut SMatrix<f64, 1, 1>) -> bool {
+        fn rhs_and_jacobian_into(
+            &self,
+            x: &SVector<f64, 1>,
+            j: &mut SMatrix<f64, 1, 1>,
+        ) -> (SVector<f64, 1>, bool) {
             *j = SMatrix::<f64, 1, 1>::zeros();
-            true
+            (self.rhs(x), true)
         }
     }
 
@@ -1377,9 +1388,16 @@ mod sampled_tests {
         fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
             Vector2::new(-x[0] + x[1], 0.0)
         }
-        fn jacobian_into(&self, _x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
-            *j = SMatrix::<f64, 2, 2>::new(-1.0, 1.0, 0.0, 0.0);
-            true
+        fn rhs_and_jacobian_into(
+            &self,
+            _x: &Vector2<f64>,
+            j: &mut SMatrix<f64, 2, 2>,
+        ) -> (Vector2<f64>, bool) {
+            let analytic = {
+                *j = SMatrix::<f64, 2, 2>::new(-1.0, 1.0, 0.0, 0.0);
+                true
+            };
+            (self.rhs(_x), analytic)
         }
         fn sample_period(&self) -> Option<f64> {
             Some(0.1)

@@ -573,24 +573,11 @@ impl<const N: usize> FmuOde<'_, '_, N> {
     fn keep(&self, e: anyhow::Error) {
         self.error.borrow_mut().get_or_insert(e);
     }
-}
 
-impl<const N: usize> OdeSystem<N> for FmuOde<'_, '_, N> {
-    fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
-        let mut dx = SVector::<f64, N>::repeat(f64::NAN);
-        let mut instance = self.instance.borrow_mut();
-        let result = instance
-            .set_states(x.as_slice())
-            .and_then(|()| instance.derivatives(dx.as_mut_slice()));
-        if let Err(e) = result {
-            // A refused state makes the integrator reject the substep.
-            self.keep(e);
-            dx.fill(f64::NAN);
-        }
-        dx
-    }
-
-    fn jacobian_into(&self, x: &SVector<f64, N>, j: &mut SMatrix<f64, N, N>) -> bool {
+    /// The Jacobian at `x` from the FMU's directional derivatives, one
+    /// column per state, into `j`; false (the error kept) when the FMU
+    /// refuses.
+    fn state_jacobian(&self, x: &SVector<f64, N>, j: &mut SMatrix<f64, N, N>) -> bool {
         let mut instance = self.instance.borrow_mut();
         if let Err(e) = instance.set_states(x.as_slice()) {
             self.keep(e);
@@ -610,6 +597,32 @@ impl<const N: usize> OdeSystem<N> for FmuOde<'_, '_, N> {
             j.set_column(c, &SVector::from_column_slice(&column));
         }
         true
+    }
+}
+
+impl<const N: usize> OdeSystem<N> for FmuOde<'_, '_, N> {
+    fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
+        let mut dx = SVector::<f64, N>::repeat(f64::NAN);
+        let mut instance = self.instance.borrow_mut();
+        let result = instance
+            .set_states(x.as_slice())
+            .and_then(|()| instance.derivatives(dx.as_mut_slice()));
+        if let Err(e) = result {
+            // A refused state makes the integrator reject the substep.
+            self.keep(e);
+            dx.fill(f64::NAN);
+        }
+        dx
+    }
+
+    /// The Jacobian first, then the rates (the FMU is left at `x`).
+    fn rhs_and_jacobian_into(
+        &self,
+        x: &SVector<f64, N>,
+        j: &mut SMatrix<f64, N, N>,
+    ) -> (SVector<f64, N>, bool) {
+        let analytic = self.state_jacobian(x, j);
+        (self.rhs(x), analytic)
     }
 
     fn nominal(&self) -> SVector<f64, N> {

@@ -122,12 +122,20 @@ impl Model<NX> for FourBarActuator {
         dx
     }
 
-    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
-        let e = self
-            .actuator
-            .eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
-        j.block(state::hyd, state::hyd).copy_from(&e.jac);
-        true
+    fn rates_and_jacobian(
+        &self,
+        u: &Inputs,
+        x: &SVector<f64, NX>,
+        j: &mut SMatrix<f64, NX, NX>,
+    ) -> (SVector<f64, NX>, bool) {
+        let analytic = {
+            let e = self
+                .actuator
+                .eval(u.U_ref, &state::hyd.read(x), u.s, u.s_dot);
+            j.block(state::hyd, state::hyd).copy_from(&e.jac);
+            true
+        };
+        (self.rates(u, x), analytic)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {

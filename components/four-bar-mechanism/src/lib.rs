@@ -91,17 +91,22 @@ impl Model<NX> for FourBarMechanism {
     }
 
     /// Analytic (M4-M6).
-    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
+    fn rates_and_jacobian(
+        &self,
+        u: &Inputs,
+        x: &SVector<f64, NX>,
+        j: &mut SMatrix<f64, NX, NX>,
+    ) -> (SVector<f64, NX>, bool) {
         let Ok((l, d)) = self
             .linkage
             .eval_with_derivatives(x[state::theta], x[state::omega])
         else {
-            return false;
+            return (self.rates(u, x), false);
         };
         j[(state::theta, state::omega)] = 1.0;
         j[(state::omega, state::theta)] = d.theta_ddot(&l, u.F);
         j[(state::omega, state::omega)] = l.dtheta_ddot_domega;
-        true
+        (self.rates(u, x), true)
     }
 
     fn outputs(&self, _u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {

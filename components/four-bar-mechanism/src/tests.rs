@@ -52,7 +52,7 @@ fn jacobian_matches_finite_differences() {
     for x in [[0.1, 0.4], [-0.3, -1.0]] {
         let x = SVector::<f64, NX>::from(x);
         let mut j = SMatrix::zeros();
-        assert!(m.jacobian(&u, &x, &mut j));
+        assert!(m.rates_and_jacobian(&u, &x, &mut j).1);
         for c in 0..NX {
             let h = 1e-6;
             let (mut up, mut dn) = (x, x);

@@ -118,7 +118,7 @@ fn jacobian_matches_finite_differences() {
     u.U_ref = -3.0;
     for x in states() {
         let mut j = SMatrix::<f64, NX, NX>::zeros();
-        assert!(m.jacobian(&u, &x, &mut j));
+        assert!(m.rates_and_jacobian(&u, &x, &mut j).1);
         for c in 0..NX {
             let h = 1e-6 * x[c].abs().max(1e-3);
             let (mut xp, mut xm) = (x, x);

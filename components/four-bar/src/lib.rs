@@ -161,10 +161,6 @@ impl Model<NX> for FourBar {
         self.evaluate(u, x, None)
     }
 
-    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
-        self.rates_and_jacobian(u, x, j).1
-    }
-
     /// The rates and the analytic Jacobian from one evaluation.
     fn rates_and_jacobian(
         &self,

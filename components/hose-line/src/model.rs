@@ -218,15 +218,6 @@ where
         dx
     }
 
-    fn jacobian(
-        &self,
-        u: &Self::Inputs,
-        x: &SVector<f64, NX>,
-        j: &mut SMatrix<f64, NX, NX>,
-    ) -> bool {
-        self.rates_and_jacobian(u, x, j).1
-    }
-
     /// One pass over the segments gives both.
     fn rates_and_jacobian(
         &self,

@@ -132,10 +132,6 @@ impl Model<NX> for LiftActuator {
         dx
     }
 
-    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
-        self.rates_and_jacobian(u, x, j).1
-    }
-
     /// One evaluation of the hydraulics and the piston gives both.
     fn rates_and_jacobian(
         &self,

@@ -265,7 +265,12 @@ impl Model<NX> for OrificeChain {
     }
 
     /// The analytic Jacobian of E5 with E2 (regularised slopes) and E4 (dB/dp).
-    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
+    fn rates_and_jacobian(
+        &self,
+        u: &Inputs,
+        x: &SVector<f64, NX>,
+        j: &mut SMatrix<f64, NX, NX>,
+    ) -> (SVector<f64, NX>, bool) {
         use state::{p1, p2};
         let [q1, q2, q3] = self.flows(u, x);
         let [s1, s2, s3] = self.slopes(u, x);
@@ -277,7 +282,7 @@ impl Model<NX> for OrificeChain {
             j[(p2, p1)] = k2 * s2;
             j[(p2, p2)] = self.v2.rate_slope_pressure(&self.fluid, x[p2], q2 - q3) - k2 * (s2 + s3);
         }
-        true
+        (self.rates(u, x), true)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {

@@ -8,7 +8,7 @@ fn model() -> (OrificeChain, Inputs) {
 
 fn jacobian(m: &OrificeChain, u: &Inputs, x: &SVector<f64, NX>) -> SMatrix<f64, NX, NX> {
     let mut j = SMatrix::zeros();
-    assert!(m.jacobian(u, x, &mut j));
+    assert!(m.rates_and_jacobian(u, x, &mut j).1);
     j
 }
 

@@ -93,10 +93,18 @@ impl Model<NX> for SlidingMass {
         dx
     }
 
-    fn jacobian(&self, u: &Inputs, x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
-        let e = self.carriage.eval(&state::carriage.read(x), u.F);
-        j.block(state::carriage, state::carriage).copy_from(&e.jac);
-        true
+    fn rates_and_jacobian(
+        &self,
+        u: &Inputs,
+        x: &SVector<f64, NX>,
+        j: &mut SMatrix<f64, NX, NX>,
+    ) -> (SVector<f64, NX>, bool) {
+        let analytic = {
+            let e = self.carriage.eval(&state::carriage.read(x), u.F);
+            j.block(state::carriage, state::carriage).copy_from(&e.jac);
+            true
+        };
+        (self.rates(u, x), analytic)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {

@@ -221,7 +221,11 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     /// analytic one, else central differences.
     pub(super) fn rate_jacobian(&self) -> SMatrix<f64, NX, NX> {
         let mut j = SMatrix::<f64, NX, NX>::zeros();
-        if self.model.jacobian(&self.inputs, &self.x, &mut j) {
+        if self
+            .model
+            .rates_and_jacobian(&self.inputs, &self.x, &mut j)
+            .1
+        {
             return j;
         }
         let nominal = self.model.nominal();

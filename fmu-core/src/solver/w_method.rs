@@ -878,10 +878,17 @@ mod tests {
         fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
             Vector2::new(-x[0] * x[0], -x[1])
         }
-        fn jacobian_into(&self, x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
-            j[(0, 0)] = -2.0 * x[0] * self.jacobian_scale;
-            j[(1, 1)] = -self.jacobian_scale;
-            true
+        fn rhs_and_jacobian_into(
+            &self,
+            x: &Vector2<f64>,
+            j: &mut SMatrix<f64, 2, 2>,
+        ) -> (Vector2<f64>, bool) {
+            let analytic = {
+                j[(0, 0)] = -2.0 * x[0] * self.jacobian_scale;
+                j[(1, 1)] = -self.jacobian_scale;
+                true
+            };
+            (self.rhs(x), analytic)
         }
     }
 
@@ -965,12 +972,19 @@ mod tests {
         fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
             Vector2::new(-x[0] + x[1], -1e6 * (x[1] - x[0].cos()))
         }
-        fn jacobian_into(&self, x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
-            j[(0, 0)] = -1.0;
-            j[(0, 1)] = 1.0;
-            j[(1, 0)] = -1e6 * x[0].sin();
-            j[(1, 1)] = -1e6;
-            true
+        fn rhs_and_jacobian_into(
+            &self,
+            x: &Vector2<f64>,
+            j: &mut SMatrix<f64, 2, 2>,
+        ) -> (Vector2<f64>, bool) {
+            let analytic = {
+                j[(0, 0)] = -1.0;
+                j[(0, 1)] = 1.0;
+                j[(1, 0)] = -1e6 * x[0].sin();
+                j[(1, 1)] = -1e6;
+                true
+            };
+            (self.rhs(x), analytic)
         }
     }
 
@@ -1073,9 +1087,16 @@ mod tests {
             let held = x[0] <= 0.0;
             Vector2::new(if held { 0.0 } else { -1.0 }, -x[1])
         }
-        fn jacobian_into(&self, _x: &Vector2<f64>, j: &mut SMatrix<f64, 2, 2>) -> bool {
-            j[(1, 1)] = -1.0;
-            true
+        fn rhs_and_jacobian_into(
+            &self,
+            _x: &Vector2<f64>,
+            j: &mut SMatrix<f64, 2, 2>,
+        ) -> (Vector2<f64>, bool) {
+            let analytic = {
+                j[(1, 1)] = -1.0;
+                true
+            };
+            (self.rhs(_x), analytic)
         }
         fn clamps(&self) -> &[super::super::Clamp] {
             &self.clamps
@@ -1124,9 +1145,13 @@ mod tests {
             fn rhs(&self, x: &SVector<f64, 1>) -> SVector<f64, 1> {
                 x * 2.0
             }
-            fn jacobian_into(&self, _x: &SVector<f64, 1>, j: &mut SMatrix<f64, 1, 1>) -> bool {
+            fn rhs_and_jacobian_into(
+                &self,
+                x: &SVector<f64, 1>,
+                j: &mut SMatrix<f64, 1, 1>,
+            ) -> (SVector<f64, 1>, bool) {
                 j[(0, 0)] = 2.0;
-                true
+                (self.rhs(x), true)
             }
         }
         let settings = SolverSettings {
@@ -1159,8 +1184,13 @@ mod tests {
         fn rhs(&self, x: &Vector2<f64>) -> Vector2<f64> {
             Vector2::new(1.0, (x[0] - 0.5).max(0.0))
         }
-        fn jacobian_into(&self, _x: &Vector2<f64>, _j: &mut SMatrix<f64, 2, 2>) -> bool {
-            true
+        fn rhs_and_jacobian_into(
+            &self,
+            _x: &Vector2<f64>,
+            _j: &mut SMatrix<f64, 2, 2>,
+        ) -> (Vector2<f64>, bool) {
+            let analytic = { true };
+            (self.rhs(_x), analytic)
         }
         fn switch_count(&self) -> usize {
             usize::from(self.declared)

@@ -115,9 +115,14 @@ impl Model<NX> for Relaxation {
         dx
     }
 
-    fn jacobian(&self, _u: &Inputs, _x: &SVector<f64, NX>, j: &mut SMatrix<f64, NX, NX>) -> bool {
+    fn rates_and_jacobian(
+        &self,
+        u: &Inputs,
+        x: &SVector<f64, NX>,
+        j: &mut SMatrix<f64, NX, NX>,
+    ) -> (SVector<f64, NX>, bool) {
         if !self.analytic {
-            return false;
+            return (self.rates(u, x), false);
         }
         j.fill(0.0);
         j[(state::y1, state::y1)] = -self.k;
@@ -125,7 +130,7 @@ impl Model<NX> for Relaxation {
             j[(state::y2, state::y1)] = self.slow;
             j[(state::y2, state::y2)] = -self.slow;
         }
-        true
+        (self.rates(u, x), true)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {

@@ -349,7 +349,7 @@ fn diffsol_bdf(
                     if c.as_ref().is_none_or(|(at, _)| *at != s) {
                         jacobians.set(jacobians.get() + 1);
                         let mut j = SMatrix::zeros();
-                        model.jacobian(&u, &s, &mut j);
+                        model.rates_and_jacobian(&u, &s, &mut j);
                         *c = Some((s, j));
                     }
                     let j = &c.as_ref().expect("just set").1;
