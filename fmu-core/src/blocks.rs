@@ -23,6 +23,8 @@ pub trait StateGroup {
     const NAMES: &'static [&'static str];
     /// Nominal magnitude of each state (SI unit).
     const NOMINAL: &'static [f64];
+    /// The states as a part declares them ([`crate::compose::Part::states`]).
+    const SPECS: &'static [crate::compose::StateSpec];
 }
 
 /// A contiguous block of `LEN` states starting at `start`.

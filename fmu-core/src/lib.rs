@@ -13,6 +13,7 @@
 //! nothing of hydraulics.
 
 pub mod blocks;
+pub mod compose;
 pub mod context;
 pub mod export;
 pub mod ffi;

@@ -889,6 +889,8 @@ macro_rules! states {
             const LEN: usize = 0 $(+ { let _ = stringify!($state); 1 })*;
             const NAMES: &'static [&'static str] = &[$(stringify!($state)),*];
             const NOMINAL: &'static [f64] = &[$($nominal),*];
+            const SPECS: &'static [$crate::compose::StateSpec] =
+                &[$($crate::compose::StateSpec::new(stringify!($state), $nominal)),*];
         }
     };
 }

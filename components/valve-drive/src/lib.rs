@@ -8,6 +8,7 @@
 pub mod carriage;
 pub mod drive;
 pub mod params;
+pub mod parts;
 pub mod trained_actuator;
 
 pub use carriage::{Carriage, CarriageEval, CarriageState, CarriageStates};

@@ -1,4 +1,4 @@
-"""Command line: ``python -m harness run | references | report`` (with
+"""Command line: ``python -m harness run | references | report | compare`` (with
 ``PYTHONPATH=validation/python``). See README.md beside this file."""
 
 from __future__ import annotations
@@ -63,6 +63,16 @@ def build_parser() -> argparse.ArgumentParser:
     refs.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where the scripts' logs go (default: %(default)s)")
     refs.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                       help="with --check: scripts at a time (default: %(default)s, the cores); writing runs one at a time")
+
+    compare = sub.add_parser("compare", help="compare two runs trace by trace (and two builds' model descriptions): "
+                             "did a change keep the FMUs' behaviour?")
+    compare.add_argument("old", type=Path, help="output folder of the earlier run (with results/)")
+    compare.add_argument("new", type=Path, help="output folder of the later run (with results/)")
+    compare.add_argument("--tolerance", type=float, default=1e-12,
+                         help="largest difference allowed, relative to each signal's largest magnitude (default: %(default)g)")
+    compare.add_argument("--old-dist", type=Path, help="with --new-dist: also compare the model descriptions of the "
+                         "FMUs of two builds (folders with fmi2/ and fmi3/)")
+    compare.add_argument("--new-dist", type=Path, help="see --old-dist")
 
     report = sub.add_parser("report", help="rebuild the report from the verdict files of the last run")
     report.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder of the run (default: %(default)s)")
@@ -148,12 +158,26 @@ def command_references(args) -> int:
                       quick=args.quick, short=args.short)
 
 
+def command_compare(args) -> int:
+    from harness.compare import compare_descriptions, compare_runs
+
+    status = compare_runs(args.old.resolve(), args.new.resolve(), args.tolerance)
+    if args.old_dist or args.new_dist:
+        if not (args.old_dist and args.new_dist):
+            print("--old-dist and --new-dist go together", file=sys.stderr)
+            return 2
+        status |= compare_descriptions(args.old_dist.resolve(), args.new_dist.resolve())
+    return status
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "run":
         return command_run(args)
     if args.command == "report":
         return command_report(args)
+    if args.command == "compare":
+        return command_compare(args)
     return command_references(args)
 
 
