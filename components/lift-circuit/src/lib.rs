@@ -7,6 +7,7 @@
 
 pub mod drive;
 pub mod params;
+pub mod parts;
 pub mod piston;
 
 pub use drive::{LiftDrive, LiftDriveEval, LiftDriveState, LiftDriveStates};

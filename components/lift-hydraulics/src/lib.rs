@@ -4,9 +4,11 @@
 //! piston's mass, friction, end stops and load belong to the mechanism.
 //! Equations L1-L5 of the lift circuit's `MODEL.md`.
 
+use fmu_core::compose::{ActuatorPart, Assembly, Builder};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Context, Known, Model};
 use lift_circuit::{CylinderParams, LiftDrive, LiftDriveStates, ValveParams};
+use std::sync::Arc;
 
 fmu_core::circuit! {
     model LiftHydraulics {
@@ -52,10 +54,12 @@ fmu_core::circuit! {
     }
 }
 
-/// The LiftHydraulics circuit.
-#[derive(Debug, Clone, PartialEq)]
+/// The LiftHydraulics circuit: the hydraulics part with the piston's
+/// motion from the inputs.
+#[derive(Debug, Clone)]
 pub struct LiftHydraulics {
-    drive: LiftDrive,
+    drive: Arc<ActuatorPart<LiftDrive, 4>>,
+    circuit: Assembly,
 }
 
 impl Model<NX> for LiftHydraulics {
@@ -64,8 +68,9 @@ impl Model<NX> for LiftHydraulics {
         LiftDrive::EVENT_INDICATORS.to_vec()
     }
 
-    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.drive.event_indicator_values(&state::drive.read(x), z);
+    fn event_indicator_values(&self, u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.circuit
+            .event_indicator_values(&[u.u, u.x_p, u.v_p], x.as_slice(), z);
     }
 
     fn terminals() -> Vec<fmu_core::model_description::Terminal> {
@@ -81,52 +86,45 @@ impl Model<NX> for LiftHydraulics {
     }
 
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
-        Ok(LiftHydraulics {
-            drive: LiftDrive::new(&p.valve, &p.cylinder)?,
-        })
+        let drive = Arc::new(ActuatorPart(LiftDrive::new(&p.valve, &p.cylinder)?));
+        let mut b = Builder::new();
+        b.part("drive", drive.clone())?
+            .input("u", "drive.U", "value")?
+            .input("x_p", "drive.rod", "s")?
+            .input("v_p", "drive.rod", "v")?;
+        let circuit = b.build()?;
+        circuit.check_table::<Self>()?;
+        circuit.check_event_indicators(&Self::event_indicators())?;
+        Ok(LiftHydraulics { drive, circuit })
     }
 
-    /// The hydraulics' coefficients, as they declare them.
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        self.drive.derived()
+        self.circuit.derived()
     }
 
-    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
-        let mut x = SVector::zeros();
-        state::drive.write(&mut x, &self.drive.initial);
-        x
+    fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
+        self.circuit.initial(&[u.u, u.x_p, u.v_p])
     }
 
     /// L1-L5 with the piston's position and velocity from the inputs.
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        let mut dx = SVector::zeros();
-        let rates = self
-            .drive
-            .rates(u.u, &state::drive.read(x), u.x_p, u.v_p)
-            .rates;
-        state::drive.write(&mut dx, &rates);
-        dx
+        self.circuit.rates(&[u.u, u.x_p, u.v_p], x)
     }
 
-    /// One evaluation of the hydraulics gives both.
     fn rates_and_jacobian(
         &self,
         u: &Inputs,
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        use fmu_core::BlockJacobian;
-        let e = self.drive.eval(u.u, &state::drive.read(x), u.x_p, u.v_p);
-        let mut dx = SVector::zeros();
-        state::drive.write(&mut dx, &e.rates);
-        j.block(state::drive, state::drive).copy_from(&e.jac);
-        (dx, true)
+        self.circuit.rates_and_jacobian(&[u.u, u.x_p, u.v_p], x, j)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
         let s = state::drive.read(x);
-        let d = self.drive.rates(u.u, &s, u.x_p, u.v_p);
-        out.F = self.drive.force(&s);
+        let drive = &self.drive.0;
+        let d = drive.rates(u.u, &s, u.x_p, u.v_p);
+        out.F = drive.force(&s);
         out.Q_A = d.q_a;
         out.Q_B = d.q_b;
     }
@@ -139,7 +137,7 @@ impl Model<NX> for LiftHydraulics {
         of: usize,
         wrt: Known,
     ) -> Option<f64> {
-        let g = self.drive.force_gradient();
+        let g = self.drive.0.force_gradient();
         match (of, wrt) {
             (output::F, Known::State(s)) => Some(g[s - state::drive.start()]),
             (output::F, _) => Some(0.0),

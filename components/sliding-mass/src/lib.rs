@@ -2,8 +2,11 @@
 //! input force: the mechanical half of the ValveCylinder circuit (V6 of the
 //! valve drive's `MODEL.md`), the co-simulation partner of ValveActuator.
 
+use fmu_core::compose::BodyPart;
+use fmu_core::compose::{Assembly, Builder};
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{BlockJacobian, Context, Model};
+use fmu_core::{Context, Model};
+use std::sync::Arc;
 use valve_drive::{Carriage, CarriageParams, CarriageStates};
 
 fmu_core::circuit! {
@@ -39,10 +42,12 @@ fmu_core::circuit! {
     }
 }
 
-/// The SlidingMass model.
-#[derive(Debug, Clone, PartialEq)]
+/// The SlidingMass model: the carriage part with the input force on its
+/// flange.
+#[derive(Debug, Clone)]
 pub struct SlidingMass {
-    carriage: Carriage,
+    carriage: Arc<BodyPart<Carriage, 3>>,
+    circuit: Assembly,
 }
 
 impl Model<NX> for SlidingMass {
@@ -59,14 +64,18 @@ impl Model<NX> for SlidingMass {
     }
 
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
-        Ok(SlidingMass {
-            carriage: p.mass.carriage(p.Sc)?,
-        })
+        let carriage = Arc::new(BodyPart(p.mass.carriage(p.Sc)?));
+        let mut b = Builder::new();
+        b.part("carriage", carriage.clone())?
+            .input_through("F", "carriage.rod")?;
+        let circuit = b.build()?;
+        circuit.check_table::<Self>()?;
+        circuit.check_event_indicators(&Self::event_indicators())?;
+        Ok(SlidingMass { carriage, circuit })
     }
 
-    /// The drive's and the carriage's coefficients, as they declare them.
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        self.carriage.derived()
+        self.circuit.derived()
     }
 
     /// The end stops (V6).
@@ -74,23 +83,17 @@ impl Model<NX> for SlidingMass {
         Carriage::EVENT_INDICATORS.to_vec()
     }
 
-    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.carriage
-            .event_indicator_values(&state::carriage.read(x), z);
+    fn event_indicator_values(&self, u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.circuit.event_indicator_values(&[u.F], x.as_slice(), z);
     }
 
-    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
-        let mut x = SVector::zeros();
-        x[state::carriage.index(CarriageStates::x)] = self.carriage.x0;
-        x
+    fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
+        self.circuit.initial(&[u.F])
     }
 
     /// V6: x' = v, m v' = F - F_mu + F_stop, z' (LuGre).
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        let mut dx = SVector::zeros();
-        let e = self.carriage.eval(&state::carriage.read(x), u.F);
-        state::carriage.write(&mut dx, &e.rates);
-        dx
+        self.circuit.rates(&[u.F], x)
     }
 
     fn rates_and_jacobian(
@@ -99,16 +102,11 @@ impl Model<NX> for SlidingMass {
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        let analytic = {
-            let e = self.carriage.eval(&state::carriage.read(x), u.F);
-            j.block(state::carriage, state::carriage).copy_from(&e.jac);
-            true
-        };
-        (self.rates(u, x), analytic)
+        self.circuit.rates_and_jacobian(&[u.F], x, j)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
-        out.F_mu = self.carriage.eval(&state::carriage.read(x), u.F).friction;
+        out.F_mu = self.carriage.0.eval(&state::carriage.read(x), u.F).friction;
     }
 }
 

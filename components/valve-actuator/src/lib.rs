@@ -3,8 +3,11 @@
 //! rod position and velocity are inputs, the cylinder force an output.
 //! Equations V1-V5 and V7 of the valve drive's `MODEL.md`.
 
+use fmu_core::compose::ActuatorPart;
+use fmu_core::compose::{Assembly, Builder};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Clamp, Context, Known, Model};
+use std::sync::Arc;
 use valve_drive::{DriveParams, DriveStates, TrainedActuator, ValveDrive};
 
 fmu_core::circuit! {
@@ -104,14 +107,16 @@ impl ValveActuator {
     }
 }
 
-/// The ValveActuator circuit.
-#[derive(Debug, Clone, PartialEq)]
+/// The ValveActuator circuit: the drive part with the rod's motion from
+/// the inputs.
+#[derive(Debug, Clone)]
 pub struct ValveActuator {
-    drive: ValveDrive,
+    drive: Arc<ActuatorPart<ValveDrive, 6>>,
+    circuit: Assembly,
     /// The whole-actuator surrogate (`actuator_surrogate` 1 or 2).
     trained: Option<TrainedActuator>,
     /// The compensator's clamped throttle coefficient.
-    clamps: [Clamp; 1],
+    clamps: Vec<Clamp>,
 }
 
 impl Model<NX> for ValveActuator {
@@ -130,16 +135,24 @@ impl Model<NX> for ValveActuator {
     }
 
     fn configure(p: &Params, context: &Context) -> Result<Self, String> {
-        let drive = p.hydraulics.drive(context)?;
-        let clamps = [drive.throttle_clamp(state::drive.index(DriveStates::K))];
+        let drive = Arc::new(ActuatorPart(p.hydraulics.drive(context)?));
         let trained = match p.actuator_surrogate {
             0 => None,
-            _ => Some(Self::trained_actuator(p, &drive, context)?),
+            _ => Some(Self::trained_actuator(p, &drive.0, context)?),
         };
+        let mut b = Builder::new();
+        b.part("drive", drive.clone())?
+            .input("U", "drive.U", "value")?
+            .input("x", "drive.rod", "s")?
+            .input("v", "drive.rod", "v")?;
+        let circuit = b.build()?;
+        circuit.check_table::<Self>()?;
+        circuit.check_event_indicators(&Self::event_indicators())?;
         Ok(ValveActuator {
+            clamps: circuit.clamps(),
             drive,
+            circuit,
             trained,
-            clamps,
         })
     }
 
@@ -152,19 +165,17 @@ impl Model<NX> for ValveActuator {
         ValveDrive::EVENT_INDICATORS.to_vec()
     }
 
-    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.drive.event_indicator_values(&state::drive.read(x), z);
+    fn event_indicator_values(&self, u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.circuit
+            .event_indicator_values(&[u.U, u.x, u.v], x.as_slice(), z);
     }
 
-    /// The drive's and the carriage's coefficients, as they declare them.
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        self.drive.derived()
+        self.circuit.derived()
     }
 
-    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
-        let mut x = SVector::zeros();
-        state::drive.write(&mut x, &self.drive.initial);
-        x
+    fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
+        self.circuit.initial(&[u.U, u.x, u.v])
     }
 
     /// The sample period of the whole-actuator surrogate
@@ -172,7 +183,7 @@ impl Model<NX> for ValveActuator {
     fn sample_period(&self) -> Option<f64> {
         match &self.trained {
             Some(t) => Some(t.period()),
-            None => self.drive.sample_period(),
+            None => self.drive.0.sample_period(),
         }
     }
 
@@ -180,9 +191,10 @@ impl Model<NX> for ValveActuator {
     /// small volume's pv at the end of a period (V8).
     fn sample(&self, u: &Inputs, x: &mut SVector<f64, NX>) {
         let s = state::drive.read(x);
+        let drive = &self.drive.0;
         match &self.trained {
-            Some(t) => state::drive.write(x, &t.step(&self.drive, u.U, &s, u.x, u.v)),
-            None => x[state::drive.index(DriveStates::pv)] = self.drive.sample_pv(&s),
+            Some(t) => state::drive.write(x, &t.step(drive, u.U, &s, u.x, u.v)),
+            None => x[state::drive.index(DriveStates::pv)] = drive.sample_pv(&s),
         }
     }
 
@@ -194,38 +206,31 @@ impl Model<NX> for ValveActuator {
     /// V1-V5 with the rod position and velocity from the inputs (zero with
     /// the whole-actuator surrogate: its states change only at samples).
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        let mut dx = SVector::zeros();
         if self.trained.is_some() {
-            return dx;
+            return SVector::zeros();
         }
-        let rates = self.drive.rates(u.U, &state::drive.read(x), u.x, u.v).rates;
-        state::drive.write(&mut dx, &rates);
-        dx
+        self.circuit.rates(&[u.U, u.x, u.v], x)
     }
 
-    /// One evaluation of the drive gives both.
+    /// The drive part's partial derivatives (the rod's motion is an input).
     fn rates_and_jacobian(
         &self,
         u: &Inputs,
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        use fmu_core::BlockJacobian;
         if self.trained.is_some() {
             j.fill(0.0);
             return (SVector::zeros(), true);
         }
-        let e = self.drive.eval(u.U, &state::drive.read(x), u.x, u.v);
-        let mut dx = SVector::zeros();
-        state::drive.write(&mut dx, &e.rates);
-        j.block(state::drive, state::drive).copy_from(&e.jac);
-        (dx, true)
+        self.circuit.rates_and_jacobian(&[u.U, u.x, u.v], x, j)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
         let s = state::drive.read(x);
-        let d = self.drive.rates(u.U, &s, u.x, u.v);
-        out.F = self.drive.force(&s);
+        let drive = &self.drive.0;
+        let d = drive.rates(u.U, &s, u.x, u.v);
+        out.F = drive.force(&s);
         out.pv = d.pv;
         // The whole-actuator surrogate holds no throttle state: the small
         // volume is balanced at its samples (Qv = Q3).
@@ -244,7 +249,7 @@ impl Model<NX> for ValveActuator {
         of: usize,
         wrt: Known,
     ) -> Option<f64> {
-        let c = &self.drive.cylinder;
+        let c = &self.drive.0.cylinder;
         let p1 = state::drive.index(DriveStates::p1);
         let p2 = state::drive.index(DriveStates::p2);
         match (of, wrt) {

@@ -7,11 +7,11 @@
 //! States: the drive's block (`Us`, `dUs`, `K`, `p1`, `p2`, `pv`, see
 //! [`valve_drive::drive`]), then the carriage's (`x`, `v`, `z`).
 
+use fmu_core::compose::{ActuatorPart, BodyPart};
 use fmu_core::compose::{Assembly, Builder};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Clamp, Context, Model};
 use std::sync::Arc;
-use valve_drive::parts::{CarriagePart, DrivePart};
 use valve_drive::{Carriage, CarriageParams, CarriageStates, DriveParams, DriveStates, ValveDrive};
 
 fmu_core::circuit! {
@@ -72,8 +72,8 @@ fmu_core::circuit! {
 /// carriage's.
 #[derive(Debug, Clone)]
 pub struct ValveCylinder {
-    drive: Arc<DrivePart>,
-    carriage: Arc<CarriagePart>,
+    drive: Arc<ActuatorPart<ValveDrive, 6>>,
+    carriage: Arc<BodyPart<Carriage, 3>>,
     circuit: Assembly,
     /// The compensator's clamped throttle coefficient.
     clamps: Vec<Clamp>,
@@ -82,7 +82,10 @@ pub struct ValveCylinder {
 impl ValveCylinder {
     /// The parts and their connection: the drive's rod on the carriage,
     /// the command U into the drive.
-    fn assemble(drive: &Arc<DrivePart>, carriage: &Arc<CarriagePart>) -> Result<Assembly, String> {
+    fn assemble(
+        drive: &Arc<ActuatorPart<ValveDrive, 6>>,
+        carriage: &Arc<BodyPart<Carriage, 3>>,
+    ) -> Result<Assembly, String> {
         let mut b = Builder::new();
         b.part("drive", drive.clone())?
             .part("carriage", carriage.clone())?
@@ -101,12 +104,8 @@ impl Model<NX> for ValveCylinder {
     }
 
     fn configure(p: &Params, context: &Context) -> Result<Self, String> {
-        let drive = Arc::new(DrivePart {
-            drive: p.hydraulics.drive(context)?,
-        });
-        let carriage = Arc::new(CarriagePart {
-            carriage: p.mass.carriage(p.hydraulics.Sc)?,
-        });
+        let drive = Arc::new(ActuatorPart(p.hydraulics.drive(context)?));
+        let carriage = Arc::new(BodyPart(p.mass.carriage(p.hydraulics.Sc)?));
         let circuit = Self::assemble(&drive, &carriage)?;
         Ok(ValveCylinder {
             clamps: circuit.clamps(),
@@ -139,28 +138,23 @@ impl Model<NX> for ValveCylinder {
     }
 
     fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
-        let mut x = SVector::<f64, NX>::zeros();
-        self.circuit.initial_state(&[u.U], x.as_mut_slice());
-        x
+        self.circuit.initial(&[u.U])
     }
 
     /// A trained small volume's sample period (`pv_surrogate`).
     fn sample_period(&self) -> Option<f64> {
-        self.drive.drive.sample_period()
+        self.drive.0.sample_period()
     }
 
     /// The trained small volume's pv at the end of a period.
     fn sample(&self, _u: &Inputs, x: &mut SVector<f64, NX>) {
-        x[state::drive.index(DriveStates::pv)] = self.drive.drive.sample_pv(&state::drive.read(x));
+        x[state::drive.index(DriveStates::pv)] = self.drive.0.sample_pv(&state::drive.read(x));
     }
 
     /// V1-V6: the drive's rates with the rod moving with the carriage, and
     /// the carriage driven by the cylinder force p1 A1 - p2 A2.
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        let mut dx = SVector::<f64, NX>::zeros();
-        self.circuit
-            .evaluate(&[u.U], x.as_slice(), dx.as_mut_slice(), None);
-        dx
+        self.circuit.rates(&[u.U], x)
     }
 
     /// The parts' partial derivatives, chained through the rod.
@@ -170,20 +164,13 @@ impl Model<NX> for ValveCylinder {
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        let mut dx = SVector::<f64, NX>::zeros();
-        self.circuit.evaluate(
-            &[u.U],
-            x.as_slice(),
-            dx.as_mut_slice(),
-            Some((j.as_mut_slice(), NX)),
-        );
-        (dx, true)
+        self.circuit.rates_and_jacobian(&[u.U], x, j)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
         let s = state::drive.read(x);
         let c = state::carriage.read(x);
-        let (drive, carriage) = (&self.drive.drive, &self.carriage.carriage);
+        let (drive, carriage) = (&self.drive.0, &self.carriage.0);
         let d = drive.rates(u.U, &s, c[CarriageStates::x], c[CarriageStates::v]);
         out.pv = d.pv;
         out.Qv = d.qv;

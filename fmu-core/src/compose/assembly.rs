@@ -5,6 +5,7 @@ use super::part::{Part, Partials};
 use super::port::{Causality, Domain};
 use crate::model::{Derived, EventIndicator};
 use crate::solver::Clamp;
+use nalgebra::{SMatrix, SVector};
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -29,13 +30,18 @@ struct PortRef {
 }
 
 /// An FMU input that sets an across variable (or the signal) of the node
-/// holding `port`.
+/// holding `port`, or (`variable` = [`THROUGH`]) delivers a flow, force
+/// or torque into that node from outside.
 #[derive(Debug, Clone)]
 struct InputBinding {
     name: String,
     port: PortRef,
     variable: usize,
 }
+
+/// [`InputBinding::variable`] of an input that delivers the through
+/// variable.
+const THROUGH: usize = usize::MAX;
 
 impl Builder {
     /// An empty circuit.
@@ -98,6 +104,27 @@ impl Builder {
             name: name.to_owned(),
             port: at,
             variable: v,
+        });
+        Ok(self)
+    }
+
+    /// Binds the next FMU input to the through variable of the node that
+    /// holds `port`: a flow (force, torque) delivered into the node from
+    /// outside, which adds to what the node's volume (mass, inertia)
+    /// receives; an ideal flow source, or the force of a mechanism on a
+    /// mass.
+    pub fn input_through(&mut self, name: &str, port: &str) -> Result<&mut Self, String> {
+        let at = self.find(port)?;
+        let domain = self.port_spec(at).domain;
+        if domain.through().is_none() {
+            return Err(format!(
+                "input {name}: a signal port has no through variable; bind it with input"
+            ));
+        }
+        self.inputs.push(InputBinding {
+            name: name.to_owned(),
+            port: at,
+            variable: THROUGH,
         });
         Ok(self)
     }
@@ -257,7 +284,14 @@ impl Builder {
                 .inputs
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| members.contains(&b.port))
+                .filter(|(_, b)| members.contains(&b.port) && b.variable != THROUGH)
+                .collect();
+            let external: Vec<usize> = self
+                .inputs
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| members.contains(&b.port) && b.variable == THROUGH)
+                .map(|(i, _)| input_slots + i)
                 .collect();
             let names = |list: &[PortRef]| {
                 list.iter()
@@ -276,6 +310,14 @@ impl Builder {
                     }
                 }
                 ([], false) => {
+                    if !external.is_empty() {
+                        return Err(format!(
+                            "the node of {} gets both its {} and its {} from inputs: one side must come from a part",
+                            names(&members),
+                            domain.across().join(" and "),
+                            domain.through().map_or("", |t| t.0)
+                        ));
+                    }
                     let mut slots = vec![usize::MAX; across];
                     for (i, b) in &bound {
                         if slots[b.variable] != usize::MAX {
@@ -315,12 +357,16 @@ impl Builder {
                         .copied()
                         .filter(|m| self.port_spec(*m).causality == Causality::SetsThrough)
                         .collect();
+                    let mut through = through;
+                    if !external.is_empty() && through.is_empty() {
+                        through.push(members[0]);
+                    }
                     return Err(match domain {
                         Domain::Signal => format!(
                             "the signal {} has no source: connect it to a part that sets it, or to an input",
                             names(&members)
                         ),
-                        Domain::Hydraulic if through.len() >= 2 => format!(
+                        Domain::Hydraulic if through.len() + external.len() >= 2 => format!(
                             "causality conflict at the node of {}: each of these parts sets the flow there and none sets the pressure; put a volume (a chamber or a hose segment) between them",
                             names(&through)
                         ),
@@ -380,6 +426,7 @@ impl Builder {
                 source,
                 readers,
                 through,
+                external,
             });
         }
         // States.
@@ -509,6 +556,8 @@ struct Node {
     /// The through slots of the members that set their through variable,
     /// in the node's member order.
     through: Vec<usize>,
+    /// The input slots of the through values delivered from outside.
+    external: Vec<usize>,
 }
 
 impl Node {
@@ -795,6 +844,9 @@ impl Assembly {
             for &m in &node.through {
                 total += s.slots[m];
             }
+            for &e in &node.external {
+                total -= s.slots[e];
+            }
             s.slots[t] = -total;
             if grad {
                 s.sum.fill(0.0);
@@ -842,6 +894,42 @@ impl Assembly {
                 }
             }
         }
+    }
+
+    /// The rates at `x` with inputs `u` (see [`Assembly::evaluate`]), as a
+    /// circuit's fixed-size state vector: what [`crate::Model::rates`] of a
+    /// composed circuit returns.
+    pub fn rates<const N: usize>(&self, u: &[f64], x: &SVector<f64, N>) -> SVector<f64, N> {
+        let mut dx = SVector::<f64, N>::zeros();
+        self.evaluate(u, x.as_slice(), dx.as_mut_slice(), None);
+        dx
+    }
+
+    /// The rates and their Jacobian (see [`Assembly::evaluate`]), into a
+    /// circuit's fixed-size matrix: what [`crate::Model::rates_and_jacobian`]
+    /// of a composed circuit returns.
+    pub fn rates_and_jacobian<const N: usize>(
+        &self,
+        u: &[f64],
+        x: &SVector<f64, N>,
+        j: &mut SMatrix<f64, N, N>,
+    ) -> (SVector<f64, N>, bool) {
+        let mut dx = SVector::<f64, N>::zeros();
+        self.evaluate(
+            u,
+            x.as_slice(),
+            dx.as_mut_slice(),
+            Some((j.as_mut_slice(), N)),
+        );
+        (dx, true)
+    }
+
+    /// The state at the start (see [`Assembly::initial_state`]) as a
+    /// circuit's fixed-size state vector.
+    pub fn initial<const N: usize>(&self, u: &[f64]) -> SVector<f64, N> {
+        let mut x = SVector::<f64, N>::zeros();
+        self.initial_state(u, x.as_mut_slice());
+        x
     }
 
     /// The event indicators at `x` with inputs `u`, part by part, into `z`.

@@ -18,9 +18,11 @@
 //! circuit is built, and an evaluation allocates nothing.
 
 mod assembly;
+mod flange;
 mod part;
 mod port;
 
 pub use assembly::{Assembly, Builder};
+pub use flange::{Actuator, ActuatorEval, ActuatorPart, Body, BodyEval, BodyPart};
 pub use part::{Part, PartClamp, Partials, StateSpec};
 pub use port::{Causality, Domain, Port};

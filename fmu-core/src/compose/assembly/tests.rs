@@ -364,3 +364,58 @@ fn a_flange_driven_by_inputs_needs_both_position_and_velocity() {
     assert_eq!(j, [0.0]);
     let _ = Causality::SetsAcross;
 }
+
+#[test]
+fn a_force_input_drives_a_mass_and_a_flow_input_fills_a_chamber() {
+    let mut b = Builder::new();
+    b.part("mass", Arc::new(Mass { m: 4.0, c: 0.0 }))
+        .unwrap()
+        .input_through("F", "mass.rod")
+        .unwrap();
+    let a = b.build().unwrap();
+    let (dx, j) = evaluate(&a, &[6.0], &[0.5, 1.0]);
+    assert_eq!(dx, [1.0, 6.0 / 4.0]);
+    assert_eq!(j, [0.0, 0.0, 1.0, 0.0]);
+    // a flow source into a chamber that an orifice drains to a pressure
+    let mut b = Builder::new();
+    b.part("chamber", Arc::new(Chamber { k: 2.0, p0: 0.0 }))
+        .unwrap()
+        .part("orifice", Arc::new(Orifice { g: 0.5 }))
+        .unwrap()
+        .connect(&["chamber.A", "orifice.A"])
+        .unwrap()
+        .input_through("Q", "chamber.A")
+        .unwrap()
+        .input("pt", "orifice.B", "p")
+        .unwrap();
+    let a = b.build().unwrap();
+    let (dx, j) = evaluate(&a, &[3.0, 1.0], &[5.0]);
+    assert_eq!(dx, [2.0 * (3.0 - 0.5 * (5.0 - 1.0))]);
+    assert_eq!(j, [2.0 * -0.5]);
+    // a flow source straight into an orifice: nothing sets the pressure
+    let mut b = Builder::new();
+    b.part("orifice", Arc::new(Orifice { g: 0.5 }))
+        .unwrap()
+        .part("chamber", Arc::new(Chamber { k: 2.0, p0: 0.0 }))
+        .unwrap()
+        .connect(&["orifice.B", "chamber.A"])
+        .unwrap()
+        .input_through("Q", "orifice.A")
+        .unwrap();
+    let err = b.build().unwrap_err();
+    assert!(err.contains("causality conflict"), "{err}");
+    // both sides of a node from inputs
+    let mut b = Builder::new();
+    b.part("orifice", Arc::new(Orifice { g: 0.5 }))
+        .unwrap()
+        .part("chamber", Arc::new(Chamber { k: 2.0, p0: 0.0 }))
+        .unwrap()
+        .connect(&["orifice.B", "chamber.A"])
+        .unwrap()
+        .input("p", "orifice.A", "p")
+        .unwrap()
+        .input_through("Q", "orifice.A")
+        .unwrap();
+    let err = b.build().unwrap_err();
+    assert!(err.contains("both its p and its q from inputs"), "{err}");
+}
