@@ -15,6 +15,7 @@ impl Actuator<4> for LiftDrive {
     const STATES: &'static [StateSpec] = LiftDriveStates::SPECS;
     const EVENT_INDICATORS: &'static [EventIndicator] = &LiftDrive::EVENT_INDICATORS;
 
+    #[inline]
     fn initial(&self) -> LiftDriveState {
         self.initial
     }
@@ -23,14 +24,22 @@ impl Actuator<4> for LiftDrive {
         LiftDrive::derived(self)
     }
 
-    fn force(&self, s: &LiftDriveState) -> (f64, LiftDriveState) {
-        (LiftDrive::force(self, s), self.force_gradient())
+    #[inline]
+    fn force(&self, s: &LiftDriveState) -> f64 {
+        LiftDrive::force(self, s)
     }
 
+    #[inline]
+    fn force_gradient(&self, _s: &LiftDriveState) -> LiftDriveState {
+        LiftDrive::force_gradient(self)
+    }
+
+    #[inline]
     fn rates(&self, u: f64, s: &LiftDriveState, x: f64, v: f64) -> LiftDriveState {
         LiftDrive::rates(self, u, s, x, v).rates
     }
 
+    #[inline]
     fn eval(&self, u: f64, s: &LiftDriveState, x: f64, v: f64) -> ActuatorEval<4> {
         let e = LiftDrive::eval(self, u, s, x, v);
         ActuatorEval {
@@ -42,6 +51,7 @@ impl Actuator<4> for LiftDrive {
         }
     }
 
+    #[inline]
     fn event_indicator_values(&self, s: &LiftDriveState, z: &mut [f64]) {
         LiftDrive::event_indicator_values(self, s, z)
     }
@@ -54,6 +64,7 @@ impl Body<2> for Piston {
     const POSITION: usize = PistonStates::x_p;
     const VELOCITY: usize = PistonStates::v_p;
 
+    #[inline]
     fn initial(&self) -> PistonState {
         self.initial
     }
@@ -62,6 +73,7 @@ impl Body<2> for Piston {
         Piston::derived(self)
     }
 
+    #[inline]
     fn eval(&self, c: &PistonState, force: f64) -> BodyEval<2> {
         let e = Piston::eval(self, c, force);
         BodyEval {
@@ -71,6 +83,7 @@ impl Body<2> for Piston {
         }
     }
 
+    #[inline]
     fn event_indicator_values(&self, c: &PistonState, z: &mut [f64]) {
         Piston::event_indicator_values(self, c, z)
     }

@@ -15,6 +15,7 @@ impl Actuator<6> for ValveDrive {
     const STATES: &'static [StateSpec] = DriveStates::SPECS;
     const EVENT_INDICATORS: &'static [EventIndicator] = &ValveDrive::EVENT_INDICATORS;
 
+    #[inline]
     fn initial(&self) -> DriveState {
         self.initial
     }
@@ -33,17 +34,25 @@ impl Actuator<6> for ValveDrive {
         }]
     }
 
-    fn force(&self, s: &DriveState) -> (f64, DriveState) {
+    #[inline]
+    fn force(&self, s: &DriveState) -> f64 {
+        ValveDrive::force(self, s)
+    }
+
+    #[inline]
+    fn force_gradient(&self, _s: &DriveState) -> DriveState {
         let mut gradient = DriveState::zeros();
         gradient[DriveStates::p1] = self.cylinder.a1;
         gradient[DriveStates::p2] = -self.cylinder.a2;
-        (ValveDrive::force(self, s), gradient)
+        gradient
     }
 
+    #[inline]
     fn rates(&self, u: f64, s: &DriveState, x: f64, v: f64) -> DriveState {
         ValveDrive::rates(self, u, s, x, v).rates
     }
 
+    #[inline]
     fn eval(&self, u: f64, s: &DriveState, x: f64, v: f64) -> ActuatorEval<6> {
         let e = ValveDrive::eval(self, u, s, x, v);
         ActuatorEval {
@@ -55,6 +64,7 @@ impl Actuator<6> for ValveDrive {
         }
     }
 
+    #[inline]
     fn event_indicator_values(&self, s: &DriveState, z: &mut [f64]) {
         ValveDrive::event_indicator_values(self, s, z)
     }
@@ -68,6 +78,7 @@ impl Body<3> for Carriage {
     const VELOCITY: usize = CarriageStates::v;
 
     /// At rest at `x_0`.
+    #[inline]
     fn initial(&self) -> CarriageState {
         let mut c = CarriageState::zeros();
         c[CarriageStates::x] = self.x0;
@@ -78,6 +89,7 @@ impl Body<3> for Carriage {
         Carriage::derived(self)
     }
 
+    #[inline]
     fn eval(&self, c: &CarriageState, force: f64) -> BodyEval<3> {
         let e = Carriage::eval(self, c, force);
         BodyEval {
@@ -87,6 +99,7 @@ impl Body<3> for Carriage {
         }
     }
 
+    #[inline]
     fn event_indicator_values(&self, c: &CarriageState, z: &mut [f64]) {
         Carriage::event_indicator_values(self, c, z)
     }

@@ -479,6 +479,7 @@ impl Builder {
                     offset += q.domain.slots();
                 }
                 Laid {
+                    through_reads_slots: part.through_reads_ports(),
                     name: name.clone(),
                     part: part.clone(),
                     states: state_start[k]..state_start[k] + part.states().len(),
@@ -497,9 +498,11 @@ impl Builder {
             events += count;
         }
         let input_names = self.inputs.iter().map(|b| b.name.clone()).collect();
+        let plan = Plan::new(&parts, &nodes);
         Ok(Assembly {
             parts,
             nodes,
+            plan,
             input_names,
             input_slots,
             state_names: names,
@@ -507,11 +510,22 @@ impl Builder {
             events,
             scratch: RefCell::new(Scratch {
                 slots: vec![0.0; total_slots],
-                grad: vec![0.0; total_slots * n],
+                gcol: vec![0; total_slots * n],
+                gval: vec![0.0; total_slots * n],
+                glen: vec![0; total_slots],
                 partials: vec![0.0; widest],
                 sum: vec![0.0; n],
             }),
         })
+    }
+}
+
+/// Sets a short buffer to zero with plain stores (the buffers here hold a
+/// few dozen values: a call to `memset` would cost more than the stores).
+#[inline(always)]
+fn zero(buffer: &mut [f64]) {
+    for v in buffer {
+        *v = 0.0;
     }
 }
 
@@ -580,6 +594,9 @@ struct Laid {
     across_rows: Vec<usize>,
     /// The part's own slot indices it sets in phase 2.
     through_rows: Vec<usize>,
+    /// Whether its through values depend on its port values
+    /// ([`Part::through_reads_ports`]).
+    through_reads_slots: bool,
     events: std::ops::Range<usize>,
 }
 
@@ -587,12 +604,111 @@ struct Laid {
 #[derive(Debug, Clone)]
 struct Scratch {
     slots: Vec<f64>,
-    /// Gradient of every slot with respect to the states, row by row.
-    grad: Vec<f64>,
+    /// The gradient of every slot with respect to the states, sparse: slot
+    /// `k` has `glen[k]` entries, columns `gcol[k n ..]` and values
+    /// `gval[k n ..]`, in column order.
+    gcol: Vec<u32>,
+    gval: Vec<f64>,
+    glen: Vec<u32>,
     /// One part's partial derivatives.
     partials: Vec<f64>,
-    /// A gradient being summed.
+    /// A dense gradient being summed.
     sum: Vec<f64>,
+}
+
+impl Scratch {
+    /// Slot `k`'s gradient entries.
+    #[inline]
+    fn gradient(&self, k: usize, n: usize) -> (&[u32], &[f64]) {
+        let len = self.glen[k] as usize;
+        (
+            &self.gcol[k * n..k * n + len],
+            &self.gval[k * n..k * n + len],
+        )
+    }
+
+    /// Sets slot `k`'s gradient from the dense `self.sum`, each entry
+    /// times `sign`.
+    #[inline]
+    fn store_sum(&mut self, k: usize, n: usize, sign: f64) {
+        let mut len = 0;
+        for (col, &v) in self.sum.iter().enumerate() {
+            if v != 0.0 {
+                self.gcol[k * n + len] = col as u32;
+                self.gval[k * n + len] = sign * v;
+                len += 1;
+            }
+        }
+        self.glen[k] = len as u32;
+    }
+
+    /// Adds `factor` times slot `k`'s gradient to the dense `self.sum`.
+    #[inline]
+    fn add_to_sum(&mut self, k: usize, n: usize, factor: f64) {
+        let len = self.glen[k] as usize;
+        for e in k * n..k * n + len {
+            self.sum[self.gcol[e] as usize] += factor * self.gval[e];
+        }
+    }
+}
+
+/// What the evaluation does between the parts' phases, flattened when the
+/// circuit is built: slot copies, net sums, which parts take part in which
+/// phase.
+#[derive(Debug, Clone, Default)]
+struct Plan {
+    /// The parts with a phase 1 ([`Part::across`]).
+    across_parts: Vec<usize>,
+    /// The parts with a phase 2 ([`Part::through`]).
+    through_parts: Vec<usize>,
+    /// The parts with event indicators.
+    event_parts: Vec<usize>,
+    /// Across values carried from the node's source to its readers:
+    /// (from slot, to slot), node by node.
+    copies: Vec<(usize, usize)>,
+    /// Net through values: the slot of the node's source that receives
+    /// it, the range of `terms` summed (through values into other parts),
+    /// the range of `external` subtracted (inputs delivering into the
+    /// node).
+    nets: Vec<(usize, std::ops::Range<usize>, std::ops::Range<usize>)>,
+    terms: Vec<usize>,
+    external: Vec<usize>,
+}
+
+impl Plan {
+    fn new(parts: &[Laid], nodes: &[Node]) -> Self {
+        let mut plan = Plan::default();
+        for (k, p) in parts.iter().enumerate() {
+            if !p.across_rows.is_empty() {
+                plan.across_parts.push(k);
+            }
+            if !p.through_rows.is_empty() {
+                plan.through_parts.push(k);
+            }
+            if !p.events.is_empty() {
+                plan.event_parts.push(k);
+            }
+        }
+        for node in nodes {
+            let from = node.across_slots();
+            for reader in &node.readers {
+                for (a, &to) in reader.iter().enumerate() {
+                    plan.copies.push((from[a], to));
+                }
+            }
+            if let Source::Port {
+                through: Some(t), ..
+            } = node.source
+            {
+                let terms = plan.terms.len()..plan.terms.len() + node.through.len();
+                plan.terms.extend(&node.through);
+                let external = plan.external.len()..plan.external.len() + node.external.len();
+                plan.external.extend(&node.external);
+                plan.nets.push((t, terms, external));
+            }
+        }
+        plan
+    }
 }
 
 /// A circuit of parts, laid out: its states (part by part, in the order the
@@ -604,6 +720,7 @@ struct Scratch {
 pub struct Assembly {
     parts: Vec<Laid>,
     nodes: Vec<Node>,
+    plan: Plan,
     input_names: Vec<String>,
     input_slots: usize,
     state_names: Vec<String>,
@@ -749,36 +866,123 @@ impl Assembly {
     /// Phase 1 and the nodes' across values: every slot a part reads is
     /// set, from the states `x` and the inputs `u`.
     fn across(&self, s: &mut Scratch, u: &[f64], x: &[f64], n: usize, grad: bool) {
-        s.slots[self.input_slots..self.input_slots + u.len()].copy_from_slice(u);
-        for p in &self.parts {
-            if p.across_rows.is_empty() {
-                continue;
-            }
+        for (slot, &value) in s.slots[self.input_slots..].iter_mut().zip(u) {
+            *slot = value;
+        }
+        for &k in &self.plan.across_parts {
+            let p = &self.parts[k];
             let xs = &x[p.states.clone()];
             let slots = &mut s.slots[p.slots.clone()];
             if grad {
                 let (ns, np) = (p.states.len(), p.slots.len());
-                let d = &mut s.partials[..np * (ns + np)];
-                d.fill(0.0);
+                let (own, _) = s.partials.split_at_mut(np * ns);
+                zero(own);
+                let mut none: [f64; 0] = [];
                 p.part
-                    .across(xs, slots, Some(&mut Partials::new(d, ns, np)));
+                    .across(xs, slots, Some(&mut Partials::new(own, ns, &mut none, 0)));
                 for &r in &p.across_rows {
-                    let row = &mut s.grad[(p.slots.start + r) * n..(p.slots.start + r + 1) * n];
-                    row.fill(0.0);
-                    row[p.states.clone()].copy_from_slice(&d[r * (ns + np)..r * (ns + np) + ns]);
+                    let slot = p.slots.start + r;
+                    let mut len = 0;
+                    for (c, &v) in s.partials[r * ns..r * ns + ns].iter().enumerate() {
+                        if v != 0.0 {
+                            s.gcol[slot * n + len] = (p.states.start + c) as u32;
+                            s.gval[slot * n + len] = v;
+                            len += 1;
+                        }
+                    }
+                    s.glen[slot] = len as u32;
                 }
             } else {
                 p.part.across(xs, slots, None);
             }
         }
-        for node in &self.nodes {
-            let from = node.across_slots();
-            for reader in &node.readers {
-                for (a, &to) in reader.iter().enumerate() {
-                    s.slots[to] = s.slots[from[a]];
-                    if grad {
-                        s.grad.copy_within(from[a] * n..(from[a] + 1) * n, to * n);
+        for &(from, to) in &self.plan.copies {
+            s.slots[to] = s.slots[from];
+            if grad {
+                let len = s.glen[from] as usize;
+                for e in 0..len {
+                    s.gcol[to * n + e] = s.gcol[from * n + e];
+                    s.gval[to * n + e] = s.gval[from * n + e];
+                }
+                s.glen[to] = len as u32;
+            }
+        }
+    }
+
+    /// Phase 2 and the nets: the through values, and each node's net
+    /// through value into its source.
+    fn through(&self, s: &mut Scratch, x: &[f64], n: usize, grad: bool) {
+        for &k in &self.plan.through_parts {
+            let p = &self.parts[k];
+            let xs = &x[p.states.clone()];
+            let slots = &mut s.slots[p.slots.clone()];
+            if grad {
+                let (ns, np) = (p.states.len(), p.slots.len());
+                let reads = p.through_reads_slots;
+                let width = if reads { np } else { 0 };
+                let (own, rest) = s.partials.split_at_mut(np * ns);
+                let by_slot = &mut rest[..np * width];
+                zero(own);
+                zero(by_slot);
+                p.part
+                    .through(xs, slots, Some(&mut Partials::new(own, ns, by_slot, width)));
+                for &r in &p.through_rows {
+                    let slot = p.slots.start + r;
+                    if !reads {
+                        // the own states' partials alone: straight to sparse
+                        let mut len = 0;
+                        for c in 0..ns {
+                            let v = s.partials[r * ns + c];
+                            if v != 0.0 {
+                                s.gcol[slot * n + len] = (p.states.start + c) as u32;
+                                s.gval[slot * n + len] = v;
+                                len += 1;
+                            }
+                        }
+                        s.glen[slot] = len as u32;
+                        continue;
                     }
+                    zero(&mut s.sum);
+                    for c in 0..ns {
+                        s.sum[p.states.start + c] = s.partials[r * ns + c];
+                    }
+                    for c in 0..np {
+                        let factor = s.partials[np * ns + r * np + c];
+                        if factor != 0.0 {
+                            s.add_to_sum(p.slots.start + c, n, factor);
+                        }
+                    }
+                    s.store_sum(slot, n, 1.0);
+                }
+            } else {
+                p.part.through(xs, slots, None);
+            }
+        }
+        for (target, terms, external) in &self.plan.nets {
+            let mut total = 0.0;
+            for &m in &self.plan.terms[terms.clone()] {
+                total += s.slots[m];
+            }
+            for &e in &self.plan.external[external.clone()] {
+                total -= s.slots[e];
+            }
+            s.slots[*target] = -total;
+            if grad {
+                let members = &self.plan.terms[terms.clone()];
+                if let [m] = members {
+                    // one term: its gradient negated
+                    let (m, t, len) = (*m, *target, s.glen[*m] as usize);
+                    for e in 0..len {
+                        s.gcol[t * n + e] = s.gcol[m * n + e];
+                        s.gval[t * n + e] = -s.gval[m * n + e];
+                    }
+                    s.glen[t] = len as u32;
+                } else {
+                    zero(&mut s.sum);
+                    for &m in members {
+                        s.add_to_sum(m, n, 1.0);
+                    }
+                    s.store_sum(*target, n, -1.0);
                 }
             }
         }
@@ -793,102 +997,50 @@ impl Assembly {
         let n = self.state_names.len();
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
-        let grad = jac.is_some();
-        if grad {
-            // input slots have no gradient
-            s.grad[self.input_slots * n..].fill(0.0);
+        let Some((j, ld)) = jac else {
+            self.across(s, u, x, n, false);
+            self.through(s, x, n, false);
+            for p in &self.parts {
+                p.part.rates(
+                    &x[p.states.clone()],
+                    &s.slots[p.slots.clone()],
+                    &mut dx[p.states.clone()],
+                    None,
+                );
+            }
+            return;
+        };
+        // input slots have no gradient
+        for len in &mut s.glen[self.input_slots..] {
+            *len = 0;
         }
-        self.across(s, u, x, n, grad);
-        // Phase 2: the through values.
+        self.across(s, u, x, n, true);
+        self.through(s, x, n, true);
         for p in &self.parts {
-            if p.through_rows.is_empty() {
-                continue;
-            }
-            let xs = &x[p.states.clone()];
-            let slots = &mut s.slots[p.slots.clone()];
-            if grad {
-                let (ns, np) = (p.states.len(), p.slots.len());
-                let d = &mut s.partials[..np * (ns + np)];
-                d.fill(0.0);
-                p.part
-                    .through(xs, slots, Some(&mut Partials::new(d, ns, np)));
-                for &r in &p.through_rows {
-                    let drow = &d[r * (ns + np)..(r + 1) * (ns + np)];
-                    let sum = &mut s.sum;
-                    sum.fill(0.0);
-                    sum[p.states.clone()].copy_from_slice(&drow[..ns]);
-                    for (c, &k) in drow[ns..].iter().enumerate() {
-                        if k != 0.0 {
-                            let from = (p.slots.start + c) * n;
-                            for (g, v) in sum.iter_mut().zip(&s.grad[from..from + n]) {
-                                *g += k * v;
-                            }
-                        }
-                    }
-                    let at = (p.slots.start + r) * n;
-                    s.grad[at..at + n].copy_from_slice(sum);
-                }
-            } else {
-                p.part.through(xs, slots, None);
-            }
-        }
-        // The net through value into each node's source.
-        for node in &self.nodes {
-            let Source::Port {
-                through: Some(t), ..
-            } = node.source
-            else {
-                continue;
-            };
-            let mut total = 0.0;
-            for &m in &node.through {
-                total += s.slots[m];
-            }
-            for &e in &node.external {
-                total -= s.slots[e];
-            }
-            s.slots[t] = -total;
-            if grad {
-                s.sum.fill(0.0);
-                for &m in &node.through {
-                    for (g, v) in s.sum.iter_mut().zip(&s.grad[m * n..(m + 1) * n]) {
-                        *g += v;
-                    }
-                }
-                for (g, v) in s.grad[t * n..(t + 1) * n].iter_mut().zip(&s.sum) {
-                    *g = -v;
-                }
-            }
-        }
-        // Phase 3: the rates.
-        let mut jac = jac;
-        for p in &self.parts {
-            let xs = &x[p.states.clone()];
-            let slots = &s.slots[p.slots.clone()];
-            let out = &mut dx[p.states.clone()];
-            match jac.as_mut() {
-                None => p.part.rates(xs, slots, out, None),
-                Some((j, ld)) => {
-                    let (ns, np) = (p.states.len(), p.slots.len());
-                    let d = &mut s.partials[..ns * (ns + np)];
-                    d.fill(0.0);
-                    p.part
-                        .rates(xs, slots, out, Some(&mut Partials::new(d, ns, np)));
-                    for r in 0..ns {
-                        let row = p.states.start + r;
-                        let drow = &d[r * (ns + np)..(r + 1) * (ns + np)];
-                        for (c, &v) in drow[..ns].iter().enumerate() {
-                            j[(p.states.start + c) * *ld + row] = v;
-                        }
-                        for (c, &k) in drow[ns..].iter().enumerate() {
-                            if k != 0.0 {
-                                let from = (p.slots.start + c) * n;
-                                for (col, g) in s.grad[from..from + n].iter().enumerate() {
-                                    if *g != 0.0 {
-                                        j[col * *ld + row] += k * g;
-                                    }
-                                }
-                            }
+            let (ns, np) = (p.states.len(), p.slots.len());
+            let by_slot = &mut s.partials[..ns * np];
+            zero(by_slot);
+            p.part.rates(
+                &x[p.states.clone()],
+                &s.slots[p.slots.clone()],
+                &mut dx[p.states.clone()],
+                Some(&mut Partials::into_block(
+                    j,
+                    ld,
+                    p.states.start,
+                    ns,
+                    by_slot,
+                    np,
+                )),
+            );
+            for r in 0..ns {
+                let row = p.states.start + r;
+                for c in 0..np {
+                    let factor = s.partials[r * np + c];
+                    if factor != 0.0 {
+                        let (cols, values) = s.gradient(p.slots.start + c, n);
+                        for (&col, &g) in cols.iter().zip(values) {
+                            j[col as usize * ld + row] += factor * g;
                         }
                     }
                 }
@@ -938,10 +1090,8 @@ impl Assembly {
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
         self.across(s, u, x, n, false);
-        for p in &self.parts {
-            if p.events.is_empty() {
-                continue;
-            }
+        for &k in &self.plan.event_parts {
+            let p = &self.parts[k];
             p.part.event_indicator_values(
                 &x[p.states.clone()],
                 &s.slots[p.slots.clone()],

@@ -91,12 +91,8 @@ impl<B: Body<S>, const S: usize> Part for BodyPart<B, S> {
         let e = self.0.eval(&SVector::from_column_slice(x), ports[2]);
         dx.copy_from_slice(e.rates.as_slice());
         if let Some(d) = d {
-            for r in 0..S {
-                for c in 0..S {
-                    *d.state(r, c) = e.jac[(r, c)];
-                }
-                *d.slot(r, 2) = e.d_force[r];
-            }
+            d.state_block(e.jac.as_slice());
+            d.slot_column(2, e.d_force.as_slice());
         }
     }
 
@@ -124,8 +120,10 @@ pub trait Actuator<const S: usize>: Send + Sync + std::fmt::Debug {
         Vec::new()
     }
     /// The force on the flange (N, positive along the flange's position)
-    /// at state `x`, and its gradient with respect to the states.
-    fn force(&self, x: &SVector<f64, S>) -> (f64, SVector<f64, S>);
+    /// at state `x`.
+    fn force(&self, x: &SVector<f64, S>) -> f64;
+    /// The gradient of [`Actuator::force`] with respect to the states.
+    fn force_gradient(&self, x: &SVector<f64, S>) -> SVector<f64, S>;
     /// The rates at state `x` under command `u` with the flange at
     /// position `s` moving at `v`.
     fn rates(&self, u: f64, x: &SVector<f64, S>, s: f64, v: f64) -> SVector<f64, S>;
@@ -195,13 +193,18 @@ impl<A: Actuator<S>, const S: usize> Part for ActuatorPart<A, S> {
         x.copy_from_slice(self.0.initial().as_slice());
     }
 
+    /// The force depends on the actuator's states alone.
+    fn through_reads_ports(&self) -> bool {
+        false
+    }
+
     /// The force into the actuator at the flange: minus the force it
     /// exerts.
     fn through(&self, x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
-        let (force, gradient) = self.0.force(&SVector::from_column_slice(x));
-        ports[F_ROD] = -force;
+        let x = SVector::from_column_slice(x);
+        ports[F_ROD] = -self.0.force(&x);
         if let Some(d) = d {
-            for (c, g) in gradient.iter().enumerate() {
+            for (c, g) in self.0.force_gradient(&x).iter().enumerate() {
                 if *g != 0.0 {
                     *d.state(F_ROD, c) = -g;
                 }
@@ -217,14 +220,10 @@ impl<A: Actuator<S>, const S: usize> Part for ActuatorPart<A, S> {
             Some(d) => {
                 let e = self.0.eval(u, &x, s, v);
                 dx.copy_from_slice(e.rates.as_slice());
-                for r in 0..S {
-                    for c in 0..S {
-                        *d.state(r, c) = e.jac[(r, c)];
-                    }
-                    *d.slot(r, U) = e.d_u[r];
-                    *d.slot(r, S_ROD) = e.d_s[r];
-                    *d.slot(r, V_ROD) = e.d_v[r];
-                }
+                d.state_block(e.jac.as_slice());
+                d.slot_column(U, e.d_u.as_slice());
+                d.slot_column(S_ROD, e.d_s.as_slice());
+                d.slot_column(V_ROD, e.d_v.as_slice());
             }
         }
     }

@@ -33,26 +33,59 @@ pub struct PartClamp {
     pub upper: f64,
 }
 
-/// The partial derivatives a part writes in one evaluation: a dense
-/// row-major matrix whose columns are the part's own states, then its port
-/// slots (see [`Part`]), and whose rows are the values the evaluation sets
-/// (port slots for [`Part::across`] and [`Part::through`], state rates for
-/// [`Part::rates`]). It arrives filled with zeros: write the non-zero
-/// entries.
+/// The partial derivatives a part writes in one evaluation, with respect
+/// to its own states ([`Partials::state`]) and its port slots
+/// ([`Partials::slot`], see [`Part`]), of each value the evaluation sets
+/// (its row: a port slot for [`Part::across`] and [`Part::through`], a
+/// state's rate for [`Part::rates`]). Every entry arrives zero: write the
+/// non-zero ones. (For the rates, the derivatives with respect to the
+/// part's own states go straight into the circuit's Jacobian.)
 #[derive(Debug)]
 pub struct Partials<'a> {
-    data: &'a mut [f64],
+    own: &'a mut [f64],
+    own_offset: usize,
+    own_row_stride: usize,
+    own_column_stride: usize,
     states: usize,
-    columns: usize,
+    slots: &'a mut [f64],
+    slot_count: usize,
 }
 
 impl<'a> Partials<'a> {
-    /// A view of `data`, rows of `states + slots` columns.
-    pub fn new(data: &'a mut [f64], states: usize, slots: usize) -> Self {
+    /// Two row-major matrices: `own` of `states` columns (derivatives with
+    /// respect to the part's states), `slots` of `slot_count` columns
+    /// (with respect to its port slots).
+    pub fn new(own: &'a mut [f64], states: usize, slots: &'a mut [f64], slot_count: usize) -> Self {
         Partials {
-            data,
+            own,
+            own_offset: 0,
+            own_row_stride: states,
+            own_column_stride: 1,
             states,
-            columns: states + slots,
+            slots,
+            slot_count,
+        }
+    }
+
+    /// The derivatives with respect to the part's states written into the
+    /// block of a column-major matrix `matrix` (leading dimension `ld`)
+    /// whose first row and column are `start`; the others into `slots`.
+    pub fn into_block(
+        matrix: &'a mut [f64],
+        ld: usize,
+        start: usize,
+        states: usize,
+        slots: &'a mut [f64],
+        slot_count: usize,
+    ) -> Self {
+        Partials {
+            own: matrix,
+            own_offset: start + start * ld,
+            own_row_stride: 1,
+            own_column_stride: ld,
+            states,
+            slots,
+            slot_count,
         }
     }
 
@@ -60,21 +93,46 @@ impl<'a> Partials<'a> {
     #[inline]
     pub fn state(&mut self, row: usize, state: usize) -> &mut f64 {
         debug_assert!(state < self.states);
-        &mut self.data[row * self.columns + state]
+        &mut self.own[self.own_offset + row * self.own_row_stride + state * self.own_column_stride]
     }
 
     /// `d(row)/d(port slot)`.
     #[inline]
     pub fn slot(&mut self, row: usize, slot: usize) -> &mut f64 {
-        debug_assert!(self.states + slot < self.columns);
-        &mut self.data[row * self.columns + self.states + slot]
+        debug_assert!(slot < self.slot_count);
+        &mut self.slots[row * self.slot_count + slot]
     }
 
-    /// `d(row)/d(own states)`, writable.
+    /// `d(rows)/d(own states)` of every row at once, from a column-major
+    /// square block (the part's whole Jacobian with respect to its states,
+    /// as nalgebra stores it).
     #[inline]
-    pub fn state_row(&mut self, row: usize) -> &mut [f64] {
-        let start = row * self.columns;
-        &mut self.data[start..start + self.states]
+    pub fn state_block(&mut self, block: &[f64]) {
+        let s = self.states;
+        debug_assert_eq!(block.len(), s * s);
+        if self.own_row_stride == 1 {
+            for (c, column) in block.chunks_exact(s).enumerate() {
+                let at = self.own_offset + c * self.own_column_stride;
+                for (to, v) in self.own[at..at + s].iter_mut().zip(column) {
+                    *to = *v;
+                }
+            }
+        } else {
+            for (c, column) in block.chunks_exact(s).enumerate() {
+                for (r, v) in column.iter().enumerate() {
+                    self.own[self.own_offset + r * self.own_row_stride + c] = *v;
+                }
+            }
+        }
+    }
+
+    /// `d(rows)/d(port slot)` of every row at once.
+    #[inline]
+    pub fn slot_column(&mut self, slot: usize, column: &[f64]) {
+        debug_assert!(slot < self.slot_count);
+        for (r, v) in column.iter().enumerate() {
+            self.slots[r * self.slot_count + slot] = *v;
+        }
     }
 }
 
@@ -136,6 +194,15 @@ pub trait Part: Send + Sync + std::fmt::Debug {
     /// Phase 1: the across values of the ports the part sets, from its
     /// states `x`, into `ports`. Nothing by default.
     fn across(&self, _x: &[f64], _ports: &mut [f64], _d: Option<&mut Partials<'_>>) {}
+
+    /// Whether [`Part::through`] reads the port values (their partial
+    /// derivatives are then asked for); `false` when the through values
+    /// depend on the part's states alone (a cylinder's force on its
+    /// pressures), which spares the circuit the chain rule through them.
+    /// True by default.
+    fn through_reads_ports(&self) -> bool {
+        true
+    }
 
     /// Phase 2: the through values of the ports where the part sets them,
     /// into `ports` (whose across values and signals are set). Nothing by
