@@ -6,13 +6,11 @@
 //! States: the hydraulic block (`x_v`, `dx_v`, `p_A`, `p_B`, see
 //! [`lift_circuit::drive`]), then the piston's (`x_p`, `v_p`).
 
-use fmu_core::compose::{ActuatorPart, Assembly, BodyPart, Builder};
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Context, Model};
+use fmu_core::{BlockJacobian, Context, Model};
 use lift_circuit::{
     CylinderParams, LiftDrive, LiftDriveStates, Piston, PistonParams, PistonStates, ValveParams,
 };
-use std::sync::Arc;
 
 fmu_core::circuit! {
     model LiftActuator {
@@ -64,13 +62,11 @@ fmu_core::circuit! {
     }
 }
 
-/// The LiftActuator circuit: the hydraulics' rod on the piston, the
-/// external force on the piston too.
-#[derive(Debug, Clone)]
+/// The LiftActuator circuit.
+#[derive(Debug, Clone, PartialEq)]
 pub struct LiftActuator {
-    drive: Arc<ActuatorPart<LiftDrive, 4>>,
-    piston: Arc<BodyPart<Piston, 2>>,
-    circuit: Assembly,
+    drive: LiftDrive,
+    piston: Piston,
 }
 
 impl Model<NX> for LiftActuator {
@@ -81,9 +77,12 @@ impl Model<NX> for LiftActuator {
         e
     }
 
-    fn event_indicator_values(&self, u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.circuit
-            .event_indicator_values(&[u.u, u.F_ext], x.as_slice(), z);
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        let n = LiftDrive::EVENT_INDICATORS.len();
+        self.drive
+            .event_indicator_values(&state::drive.read(x), &mut z[..n]);
+        self.piston
+            .event_indicator_values(&state::piston.read(x), &mut z[n..]);
     }
 
     fn terminals() -> Vec<fmu_core::model_description::Terminal> {
@@ -99,46 +98,66 @@ impl Model<NX> for LiftActuator {
     }
 
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
-        let drive = Arc::new(ActuatorPart(LiftDrive::new(&p.valve, &p.cylinder)?));
-        let piston = Arc::new(BodyPart(Piston::new(&p.piston, p.cylinder.stroke)?));
-        let mut b = Builder::new();
-        b.part("drive", drive.clone())?
-            .part("piston", piston.clone())?
-            .connect(&["drive.rod", "piston.rod"])?
-            .input("u", "drive.U", "value")?
-            .input_through("F_ext", "piston.rod")?;
-        let circuit = b.build()?;
-        circuit.check_table::<Self>()?;
-        circuit.check_event_indicators(&Self::event_indicators())?;
-        Ok(LiftActuator {
-            drive,
-            piston,
-            circuit,
-        })
+        let drive = LiftDrive::new(&p.valve, &p.cylinder)?;
+        let piston = Piston::new(&p.piston, p.cylinder.stroke)?;
+        Ok(LiftActuator { drive, piston })
     }
 
+    /// The hydraulics' and the piston's coefficients, as they declare them.
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        self.circuit.derived()
+        let mut d = self.drive.derived();
+        d.extend(self.piston.derived());
+        d
     }
 
-    fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
-        self.circuit.initial(&[u.u, u.F_ext])
+    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
+        let mut x = SVector::zeros();
+        state::drive.write(&mut x, &self.drive.initial);
+        state::piston.write(&mut x, &self.piston.initial);
+        x
     }
 
     /// L1-L6: the hydraulics with the piston's position and velocity, the
     /// piston driven by p_A S_A - p_B S_B plus the external force.
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        self.circuit.rates(&[u.u, u.F_ext], x)
+        let s = state::drive.read(x);
+        let c = state::piston.read(x);
+        let d = self
+            .drive
+            .rates(u.u, &s, c[PistonStates::x_p], c[PistonStates::v_p]);
+        let k = self.piston.eval(&c, self.drive.force(&s) + u.F_ext);
+        let mut dx = SVector::zeros();
+        state::drive.write(&mut dx, &d.rates);
+        state::piston.write(&mut dx, &k.rates);
+        dx
     }
 
-    /// The parts' partial derivatives, chained through the rod.
+    /// One evaluation of the hydraulics and the piston gives both.
     fn rates_and_jacobian(
         &self,
         u: &Inputs,
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        self.circuit.rates_and_jacobian(&[u.u, u.F_ext], x, j)
+        let s = state::drive.read(x);
+        let c = state::piston.read(x);
+        let d = self
+            .drive
+            .eval(u.u, &s, c[PistonStates::x_p], c[PistonStates::v_p]);
+        let k = self.piston.eval(&c, self.drive.force(&s) + u.F_ext);
+        let mut dx = SVector::zeros();
+        state::drive.write(&mut dx, &d.rates);
+        state::piston.write(&mut dx, &k.rates);
+        j.block(state::drive, state::drive).copy_from(&d.jac);
+        j.block_column(state::drive, state::piston.index(PistonStates::x_p))
+            .copy_from(&d.d_x);
+        j.block_column(state::drive, state::piston.index(PistonStates::v_p))
+            .copy_from(&d.d_v);
+        j.block(state::piston, state::piston).copy_from(&k.jac);
+        // The cylinder force couples the chamber pressures into the piston.
+        j.block(state::piston, state::drive)
+            .copy_from(&(k.d_force * self.drive.force_gradient().transpose()));
+        (dx, true)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
@@ -146,11 +165,10 @@ impl Model<NX> for LiftActuator {
         let c = state::piston.read(x);
         let d = self
             .drive
-            .0
             .rates(u.u, &s, c[PistonStates::x_p], c[PistonStates::v_p]);
         out.Q_A = d.q_a;
         out.Q_B = d.q_b;
-        out.F_f = self.piston.0.friction.eval(c[PistonStates::v_p]).0;
+        out.F_f = self.piston.friction.eval(c[PistonStates::v_p]).0;
     }
 }
 

@@ -4,11 +4,9 @@
 //! piston's mass, friction, end stops and load belong to the mechanism.
 //! Equations L1-L5 of the lift circuit's `MODEL.md`.
 
-use fmu_core::compose::{ActuatorPart, Assembly, Builder};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Context, Known, Model};
 use lift_circuit::{CylinderParams, LiftDrive, LiftDriveStates, ValveParams};
-use std::sync::Arc;
 
 fmu_core::circuit! {
     model LiftHydraulics {
@@ -54,12 +52,10 @@ fmu_core::circuit! {
     }
 }
 
-/// The LiftHydraulics circuit: the hydraulics part with the piston's
-/// motion from the inputs.
-#[derive(Debug, Clone)]
+/// The LiftHydraulics circuit.
+#[derive(Debug, Clone, PartialEq)]
 pub struct LiftHydraulics {
-    drive: Arc<ActuatorPart<LiftDrive, 4>>,
-    circuit: Assembly,
+    drive: LiftDrive,
 }
 
 impl Model<NX> for LiftHydraulics {
@@ -68,9 +64,8 @@ impl Model<NX> for LiftHydraulics {
         LiftDrive::EVENT_INDICATORS.to_vec()
     }
 
-    fn event_indicator_values(&self, u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.circuit
-            .event_indicator_values(&[u.u, u.x_p, u.v_p], x.as_slice(), z);
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.drive.event_indicator_values(&state::drive.read(x), z);
     }
 
     fn terminals() -> Vec<fmu_core::model_description::Terminal> {
@@ -86,45 +81,52 @@ impl Model<NX> for LiftHydraulics {
     }
 
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
-        let drive = Arc::new(ActuatorPart(LiftDrive::new(&p.valve, &p.cylinder)?));
-        let mut b = Builder::new();
-        b.part("drive", drive.clone())?
-            .input("u", "drive.U", "value")?
-            .input("x_p", "drive.rod", "s")?
-            .input("v_p", "drive.rod", "v")?;
-        let circuit = b.build()?;
-        circuit.check_table::<Self>()?;
-        circuit.check_event_indicators(&Self::event_indicators())?;
-        Ok(LiftHydraulics { drive, circuit })
+        Ok(LiftHydraulics {
+            drive: LiftDrive::new(&p.valve, &p.cylinder)?,
+        })
     }
 
+    /// The hydraulics' coefficients, as they declare them.
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        self.circuit.derived()
+        self.drive.derived()
     }
 
-    fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
-        self.circuit.initial(&[u.u, u.x_p, u.v_p])
+    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
+        let mut x = SVector::zeros();
+        state::drive.write(&mut x, &self.drive.initial);
+        x
     }
 
     /// L1-L5 with the piston's position and velocity from the inputs.
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        self.circuit.rates(&[u.u, u.x_p, u.v_p], x)
+        let mut dx = SVector::zeros();
+        let rates = self
+            .drive
+            .rates(u.u, &state::drive.read(x), u.x_p, u.v_p)
+            .rates;
+        state::drive.write(&mut dx, &rates);
+        dx
     }
 
+    /// One evaluation of the hydraulics gives both.
     fn rates_and_jacobian(
         &self,
         u: &Inputs,
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        self.circuit.rates_and_jacobian(&[u.u, u.x_p, u.v_p], x, j)
+        use fmu_core::BlockJacobian;
+        let e = self.drive.eval(u.u, &state::drive.read(x), u.x_p, u.v_p);
+        let mut dx = SVector::zeros();
+        state::drive.write(&mut dx, &e.rates);
+        j.block(state::drive, state::drive).copy_from(&e.jac);
+        (dx, true)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
         let s = state::drive.read(x);
-        let drive = &self.drive.0;
-        let d = drive.rates(u.u, &s, u.x_p, u.v_p);
-        out.F = drive.force(&s);
+        let d = self.drive.rates(u.u, &s, u.x_p, u.v_p);
+        out.F = self.drive.force(&s);
         out.Q_A = d.q_a;
         out.Q_B = d.q_b;
     }
@@ -137,7 +139,7 @@ impl Model<NX> for LiftHydraulics {
         of: usize,
         wrt: Known,
     ) -> Option<f64> {
-        let g = self.drive.0.force_gradient();
+        let g = self.drive.force_gradient();
         match (of, wrt) {
             (output::F, Known::State(s)) => Some(g[s - state::drive.start()]),
             (output::F, _) => Some(0.0),
@@ -188,5 +190,42 @@ mod tests {
             &[("u", 1.0), ("v_p", 1.0)],
         );
         assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    /// The circuit as one part with ports: the hydraulics (an actuator) with
+    /// their flange moved by the inputs. The same rates, Jacobian, start and
+    /// event indicators as the equations written out, bit for bit.
+    #[test]
+    fn composed_from_its_part_it_gives_the_same_equations_bit_for_bit() {
+        use fmu_core::compose::{ActuatorPart, Builder};
+        use std::sync::Arc;
+        let (m, mut u) = fmu_core::default_model::<LiftHydraulics, NX>().unwrap();
+        let mut b = Builder::new();
+        b.part("drive", Arc::new(ActuatorPart::<_, 4>(m.drive.clone())))
+            .unwrap()
+            .input("u", "drive.U", "value")
+            .unwrap()
+            .input("x_p", "drive.rod", "s")
+            .unwrap()
+            .input("v_p", "drive.rod", "v")
+            .unwrap();
+        let a = b.build().unwrap();
+        a.check_table::<LiftHydraulics>().unwrap();
+        let states = fmu_core::testing::sample_states(
+            &[-2e-3, -1.0, -1e5, -1e5],
+            &[2e-3, 1.0, 2.2e7, 2.2e7],
+            200,
+        );
+        for (command, x, v) in [(-0.8, 0.1, -2.0), (0.0, 0.5, 0.0), (0.6, 0.99, 3.0)] {
+            (u.u, u.x_p, u.v_p) = (command, x, v);
+            let problems = fmu_core::testing::composition_differences(
+                &m,
+                &u,
+                &a,
+                &[u.u, u.x_p, u.v_p],
+                &states,
+            );
+            assert!(problems.is_empty(), "{}", problems.join("\n"));
+        }
     }
 }

@@ -2,11 +2,8 @@
 //! input force: the mechanical half of the ValveCylinder circuit (V6 of the
 //! valve drive's `MODEL.md`), the co-simulation partner of ValveActuator.
 
-use fmu_core::compose::BodyPart;
-use fmu_core::compose::{Assembly, Builder};
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Context, Model};
-use std::sync::Arc;
+use fmu_core::{BlockJacobian, Context, Model};
 use valve_drive::{Carriage, CarriageParams, CarriageStates};
 
 fmu_core::circuit! {
@@ -42,12 +39,10 @@ fmu_core::circuit! {
     }
 }
 
-/// The SlidingMass model: the carriage part with the input force on its
-/// flange.
-#[derive(Debug, Clone)]
+/// The SlidingMass model.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SlidingMass {
-    carriage: Arc<BodyPart<Carriage, 3>>,
-    circuit: Assembly,
+    carriage: Carriage,
 }
 
 impl Model<NX> for SlidingMass {
@@ -64,18 +59,14 @@ impl Model<NX> for SlidingMass {
     }
 
     fn configure(p: &Params, _context: &Context) -> Result<Self, String> {
-        let carriage = Arc::new(BodyPart(p.mass.carriage(p.Sc)?));
-        let mut b = Builder::new();
-        b.part("carriage", carriage.clone())?
-            .input_through("F", "carriage.rod")?;
-        let circuit = b.build()?;
-        circuit.check_table::<Self>()?;
-        circuit.check_event_indicators(&Self::event_indicators())?;
-        Ok(SlidingMass { carriage, circuit })
+        Ok(SlidingMass {
+            carriage: p.mass.carriage(p.Sc)?,
+        })
     }
 
+    /// The drive's and the carriage's coefficients, as they declare them.
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        self.circuit.derived()
+        self.carriage.derived()
     }
 
     /// The end stops (V6).
@@ -83,17 +74,23 @@ impl Model<NX> for SlidingMass {
         Carriage::EVENT_INDICATORS.to_vec()
     }
 
-    fn event_indicator_values(&self, u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.circuit.event_indicator_values(&[u.F], x.as_slice(), z);
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.carriage
+            .event_indicator_values(&state::carriage.read(x), z);
     }
 
-    fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
-        self.circuit.initial(&[u.F])
+    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
+        let mut x = SVector::zeros();
+        x[state::carriage.index(CarriageStates::x)] = self.carriage.x0;
+        x
     }
 
     /// V6: x' = v, m v' = F - F_mu + F_stop, z' (LuGre).
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        self.circuit.rates(&[u.F], x)
+        let mut dx = SVector::zeros();
+        let e = self.carriage.eval(&state::carriage.read(x), u.F);
+        state::carriage.write(&mut dx, &e.rates);
+        dx
     }
 
     fn rates_and_jacobian(
@@ -102,11 +99,16 @@ impl Model<NX> for SlidingMass {
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        self.circuit.rates_and_jacobian(&[u.F], x, j)
+        let analytic = {
+            let e = self.carriage.eval(&state::carriage.read(x), u.F);
+            j.block(state::carriage, state::carriage).copy_from(&e.jac);
+            true
+        };
+        (self.rates(u, x), analytic)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
-        out.F_mu = self.carriage.0.eval(&state::carriage.read(x), u.F).friction;
+        out.F_mu = self.carriage.eval(&state::carriage.read(x), u.F).friction;
     }
 }
 
@@ -146,5 +148,29 @@ mod tests {
         let problems =
             fmu_core::testing::coarse_explicit_violations::<SlidingMass, NX>(30, &[("F", 1e4)]);
         assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    /// The mass as a part with a flange, driven by the input force delivered
+    /// onto it: the same rates, Jacobian, start and event indicators as the
+    /// equations written out, bit for bit.
+    #[test]
+    fn composed_from_its_part_it_gives_the_same_equations_bit_for_bit() {
+        use fmu_core::compose::{BodyPart, Builder};
+        use std::sync::Arc;
+        let (m, mut u) = fmu_core::default_model::<SlidingMass, NX>().unwrap();
+        let mut b = Builder::new();
+        b.part("carriage", Arc::new(BodyPart::<_, 3>(m.carriage)))
+            .unwrap()
+            .input_through("F", "carriage.rod")
+            .unwrap();
+        let a = b.build().unwrap();
+        a.check_table::<SlidingMass>().unwrap();
+        let states =
+            fmu_core::testing::sample_states(&[-1e-3, -0.1, -1e-4], &[1.001, 0.1, 1e-4], 200);
+        for force in [-3000.0, 0.0, 2500.0] {
+            u.F = force;
+            let problems = fmu_core::testing::composition_differences(&m, &u, &a, &[u.F], &states);
+            assert!(problems.is_empty(), "{}", problems.join("\n"));
+        }
     }
 }

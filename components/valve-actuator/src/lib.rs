@@ -3,11 +3,8 @@
 //! rod position and velocity are inputs, the cylinder force an output.
 //! Equations V1-V5 and V7 of the valve drive's `MODEL.md`.
 
-use fmu_core::compose::ActuatorPart;
-use fmu_core::compose::{Assembly, Builder};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Clamp, Context, Known, Model};
-use std::sync::Arc;
 use valve_drive::{DriveParams, DriveStates, TrainedActuator, ValveDrive};
 
 fmu_core::circuit! {
@@ -107,16 +104,14 @@ impl ValveActuator {
     }
 }
 
-/// The ValveActuator circuit: the drive part with the rod's motion from
-/// the inputs.
-#[derive(Debug, Clone)]
+/// The ValveActuator circuit.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ValveActuator {
-    drive: Arc<ActuatorPart<ValveDrive, 6>>,
-    circuit: Assembly,
+    drive: ValveDrive,
     /// The whole-actuator surrogate (`actuator_surrogate` 1 or 2).
     trained: Option<TrainedActuator>,
     /// The compensator's clamped throttle coefficient.
-    clamps: Vec<Clamp>,
+    clamps: [Clamp; 1],
 }
 
 impl Model<NX> for ValveActuator {
@@ -135,24 +130,16 @@ impl Model<NX> for ValveActuator {
     }
 
     fn configure(p: &Params, context: &Context) -> Result<Self, String> {
-        let drive = Arc::new(ActuatorPart(p.hydraulics.drive(context)?));
+        let drive = p.hydraulics.drive(context)?;
+        let clamps = [drive.throttle_clamp(state::drive.index(DriveStates::K))];
         let trained = match p.actuator_surrogate {
             0 => None,
-            _ => Some(Self::trained_actuator(p, &drive.0, context)?),
+            _ => Some(Self::trained_actuator(p, &drive, context)?),
         };
-        let mut b = Builder::new();
-        b.part("drive", drive.clone())?
-            .input("U", "drive.U", "value")?
-            .input("x", "drive.rod", "s")?
-            .input("v", "drive.rod", "v")?;
-        let circuit = b.build()?;
-        circuit.check_table::<Self>()?;
-        circuit.check_event_indicators(&Self::event_indicators())?;
         Ok(ValveActuator {
-            clamps: circuit.clamps(),
             drive,
-            circuit,
             trained,
+            clamps,
         })
     }
 
@@ -165,17 +152,19 @@ impl Model<NX> for ValveActuator {
         ValveDrive::EVENT_INDICATORS.to_vec()
     }
 
-    fn event_indicator_values(&self, u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.circuit
-            .event_indicator_values(&[u.U, u.x, u.v], x.as_slice(), z);
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        self.drive.event_indicator_values(&state::drive.read(x), z);
     }
 
+    /// The drive's and the carriage's coefficients, as they declare them.
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        self.circuit.derived()
+        self.drive.derived()
     }
 
-    fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
-        self.circuit.initial(&[u.U, u.x, u.v])
+    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
+        let mut x = SVector::zeros();
+        state::drive.write(&mut x, &self.drive.initial);
+        x
     }
 
     /// The sample period of the whole-actuator surrogate
@@ -183,7 +172,7 @@ impl Model<NX> for ValveActuator {
     fn sample_period(&self) -> Option<f64> {
         match &self.trained {
             Some(t) => Some(t.period()),
-            None => self.drive.0.sample_period(),
+            None => self.drive.sample_period(),
         }
     }
 
@@ -191,10 +180,9 @@ impl Model<NX> for ValveActuator {
     /// small volume's pv at the end of a period (V8).
     fn sample(&self, u: &Inputs, x: &mut SVector<f64, NX>) {
         let s = state::drive.read(x);
-        let drive = &self.drive.0;
         match &self.trained {
-            Some(t) => state::drive.write(x, &t.step(drive, u.U, &s, u.x, u.v)),
-            None => x[state::drive.index(DriveStates::pv)] = drive.sample_pv(&s),
+            Some(t) => state::drive.write(x, &t.step(&self.drive, u.U, &s, u.x, u.v)),
+            None => x[state::drive.index(DriveStates::pv)] = self.drive.sample_pv(&s),
         }
     }
 
@@ -206,31 +194,38 @@ impl Model<NX> for ValveActuator {
     /// V1-V5 with the rod position and velocity from the inputs (zero with
     /// the whole-actuator surrogate: its states change only at samples).
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
+        let mut dx = SVector::zeros();
         if self.trained.is_some() {
-            return SVector::zeros();
+            return dx;
         }
-        self.circuit.rates(&[u.U, u.x, u.v], x)
+        let rates = self.drive.rates(u.U, &state::drive.read(x), u.x, u.v).rates;
+        state::drive.write(&mut dx, &rates);
+        dx
     }
 
-    /// The drive part's partial derivatives (the rod's motion is an input).
+    /// One evaluation of the drive gives both.
     fn rates_and_jacobian(
         &self,
         u: &Inputs,
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
+        use fmu_core::BlockJacobian;
         if self.trained.is_some() {
             j.fill(0.0);
             return (SVector::zeros(), true);
         }
-        self.circuit.rates_and_jacobian(&[u.U, u.x, u.v], x, j)
+        let e = self.drive.eval(u.U, &state::drive.read(x), u.x, u.v);
+        let mut dx = SVector::zeros();
+        state::drive.write(&mut dx, &e.rates);
+        j.block(state::drive, state::drive).copy_from(&e.jac);
+        (dx, true)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
         let s = state::drive.read(x);
-        let drive = &self.drive.0;
-        let d = drive.rates(u.U, &s, u.x, u.v);
-        out.F = drive.force(&s);
+        let d = self.drive.rates(u.U, &s, u.x, u.v);
+        out.F = self.drive.force(&s);
         out.pv = d.pv;
         // The whole-actuator surrogate holds no throttle state: the small
         // volume is balanced at its samples (Qv = Q3).
@@ -249,7 +244,7 @@ impl Model<NX> for ValveActuator {
         of: usize,
         wrt: Known,
     ) -> Option<f64> {
-        let c = &self.drive.0.cylinder;
+        let c = &self.drive.cylinder;
         let p1 = state::drive.index(DriveStates::p1);
         let p2 = state::drive.index(DriveStates::p2);
         match (of, wrt) {
@@ -301,5 +296,37 @@ mod tests {
             &[("U", 5.0), ("v", 0.1)],
         );
         assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    /// The circuit as one part with ports: the drive (an actuator) with its
+    /// flange moved by the inputs. The same rates, Jacobian, start and event
+    /// indicators as the equations written out, bit for bit.
+    #[test]
+    fn composed_from_its_part_it_gives_the_same_equations_bit_for_bit() {
+        use fmu_core::compose::{ActuatorPart, Builder};
+        use std::sync::Arc;
+        let (m, mut u) = fmu_core::default_model::<ValveActuator, NX>().unwrap();
+        let mut b = Builder::new();
+        b.part("drive", Arc::new(ActuatorPart::<_, 6>(m.drive.clone())))
+            .unwrap()
+            .input("U", "drive.U", "value")
+            .unwrap()
+            .input("x", "drive.rod", "s")
+            .unwrap()
+            .input("v", "drive.rod", "v")
+            .unwrap();
+        let a = b.build().unwrap();
+        a.check_table::<ValveActuator>().unwrap();
+        let states = fmu_core::testing::sample_states(
+            &[-10.0, -1e3, 0.0, 0.0, 0.0, 0.0],
+            &[10.0, 1e3, 6e-8, 1.4e7, 1.4e7, 1.4e7],
+            200,
+        );
+        for (command, x, v) in [(-7.0, 0.2, -0.05), (0.0, 1.0, 0.0), (4.5, 0.6, 0.08)] {
+            (u.U, u.x, u.v) = (command, x, v);
+            let problems =
+                fmu_core::testing::composition_differences(&m, &u, &a, &[u.U, u.x, u.v], &states);
+            assert!(problems.is_empty(), "{}", problems.join("\n"));
+        }
     }
 }

@@ -7,11 +7,8 @@
 //! States: the drive's block (`Us`, `dUs`, `K`, `p1`, `p2`, `pv`, see
 //! [`valve_drive::drive`]), then the carriage's (`x`, `v`, `z`).
 
-use fmu_core::compose::{ActuatorPart, BodyPart};
-use fmu_core::compose::{Assembly, Builder};
 use fmu_core::nalgebra::{SMatrix, SVector};
-use fmu_core::{Clamp, Context, Model};
-use std::sync::Arc;
+use fmu_core::{BlockJacobian, Clamp, Context, Model};
 use valve_drive::{Carriage, CarriageParams, CarriageStates, DriveParams, DriveStates, ValveDrive};
 
 fmu_core::circuit! {
@@ -68,34 +65,13 @@ fmu_core::circuit! {
     }
 }
 
-/// The ValveCylinder circuit: the drive's rod flange connected to the
-/// carriage's.
-#[derive(Debug, Clone)]
+/// The ValveCylinder circuit.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ValveCylinder {
-    drive: Arc<ActuatorPart<ValveDrive, 6>>,
-    carriage: Arc<BodyPart<Carriage, 3>>,
-    circuit: Assembly,
+    drive: ValveDrive,
+    carriage: Carriage,
     /// The compensator's clamped throttle coefficient.
-    clamps: Vec<Clamp>,
-}
-
-impl ValveCylinder {
-    /// The parts and their connection: the drive's rod on the carriage,
-    /// the command U into the drive.
-    fn assemble(
-        drive: &Arc<ActuatorPart<ValveDrive, 6>>,
-        carriage: &Arc<BodyPart<Carriage, 3>>,
-    ) -> Result<Assembly, String> {
-        let mut b = Builder::new();
-        b.part("drive", drive.clone())?
-            .part("carriage", carriage.clone())?
-            .connect(&["drive.rod", "carriage.rod"])?
-            .input("U", "drive.U", "value")?;
-        let circuit = b.build()?;
-        circuit.check_table::<Self>()?;
-        circuit.check_event_indicators(&Self::event_indicators())?;
-        Ok(circuit)
-    }
+    clamps: [Clamp; 1],
 }
 
 impl Model<NX> for ValveCylinder {
@@ -104,19 +80,21 @@ impl Model<NX> for ValveCylinder {
     }
 
     fn configure(p: &Params, context: &Context) -> Result<Self, String> {
-        let drive = Arc::new(ActuatorPart(p.hydraulics.drive(context)?));
-        let carriage = Arc::new(BodyPart(p.mass.carriage(p.hydraulics.Sc)?));
-        let circuit = Self::assemble(&drive, &carriage)?;
+        let drive = p.hydraulics.drive(context)?;
+        let carriage = p.mass.carriage(p.hydraulics.Sc)?;
+        let clamps = [drive.throttle_clamp(state::drive.index(DriveStates::K))];
         Ok(ValveCylinder {
-            clamps: circuit.clamps(),
             drive,
             carriage,
-            circuit,
+            clamps,
         })
     }
 
+    /// The drive's and the carriage's coefficients, as they declare them.
     fn derived(&self) -> Vec<fmu_core::Derived> {
-        self.circuit.derived()
+        let mut d = self.drive.derived();
+        d.extend(self.carriage.derived());
+        d
     }
 
     fn clamps(&self) -> &[Clamp] {
@@ -126,59 +104,95 @@ impl Model<NX> for ValveCylinder {
     /// The drive's switches (valve edges, shuttle, throttle clamp) and the
     /// end stops.
     fn event_indicators() -> Vec<fmu_core::EventIndicator> {
-        [
-            ValveDrive::EVENT_INDICATORS.as_slice(),
-            &Carriage::EVENT_INDICATORS,
-        ]
-        .concat()
+        let mut e = ValveDrive::EVENT_INDICATORS.to_vec();
+        e.extend(Carriage::EVENT_INDICATORS);
+        e
     }
 
-    fn event_indicator_values(&self, u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.circuit.event_indicator_values(&[u.U], x.as_slice(), z);
+    fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
+        let n = ValveDrive::EVENT_INDICATORS.len();
+        self.drive
+            .event_indicator_values(&state::drive.read(x), &mut z[..n]);
+        self.carriage
+            .event_indicator_values(&state::carriage.read(x), &mut z[n..]);
     }
 
-    fn initial_state(&self, u: &Inputs) -> SVector<f64, NX> {
-        self.circuit.initial(&[u.U])
+    fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
+        let mut x = SVector::zeros();
+        state::drive.write(&mut x, &self.drive.initial);
+        x[state::carriage.index(CarriageStates::x)] = self.carriage.x0;
+        x
     }
 
     /// A trained small volume's sample period (`pv_surrogate`).
     fn sample_period(&self) -> Option<f64> {
-        self.drive.0.sample_period()
+        self.drive.sample_period()
     }
 
     /// The trained small volume's pv at the end of a period.
     fn sample(&self, _u: &Inputs, x: &mut SVector<f64, NX>) {
-        x[state::drive.index(DriveStates::pv)] = self.drive.0.sample_pv(&state::drive.read(x));
+        x[state::drive.index(DriveStates::pv)] = self.drive.sample_pv(&state::drive.read(x));
     }
 
     /// V1-V6: the drive's rates with the rod moving with the carriage, and
     /// the carriage driven by the cylinder force p1 A1 - p2 A2.
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        self.circuit.rates(&[u.U], x)
+        let s = state::drive.read(x);
+        let c = state::carriage.read(x);
+        let drive = self
+            .drive
+            .rates(u.U, &s, c[CarriageStates::x], c[CarriageStates::v]);
+        let carriage = self.carriage.eval(&c, self.drive.force(&s));
+        let mut dx = SVector::zeros();
+        state::drive.write(&mut dx, &drive.rates);
+        state::carriage.write(&mut dx, &carriage.rates);
+        dx
     }
 
-    /// The parts' partial derivatives, chained through the rod.
+    /// One evaluation of the drive and the carriage gives both.
     fn rates_and_jacobian(
         &self,
         u: &Inputs,
         x: &SVector<f64, NX>,
         j: &mut SMatrix<f64, NX, NX>,
     ) -> (SVector<f64, NX>, bool) {
-        self.circuit.rates_and_jacobian(&[u.U], x, j)
+        let s = state::drive.read(x);
+        let c = state::carriage.read(x);
+        let d = self
+            .drive
+            .eval(u.U, &s, c[CarriageStates::x], c[CarriageStates::v]);
+        let k = self.carriage.eval(&c, self.drive.force(&s));
+        let mut dx = SVector::zeros();
+        state::drive.write(&mut dx, &d.rates);
+        state::carriage.write(&mut dx, &k.rates);
+        j.block(state::drive, state::drive).copy_from(&d.jac);
+        j.block_column(state::drive, state::carriage.index(CarriageStates::x))
+            .copy_from(&d.d_x);
+        j.block_column(state::drive, state::carriage.index(CarriageStates::v))
+            .copy_from(&d.d_v);
+        j.block(state::carriage, state::carriage).copy_from(&k.jac);
+        // The cylinder force couples the chamber pressures into the mass.
+        let mut force_gradient = SVector::<f64, 6>::zeros();
+        force_gradient[DriveStates::p1] = self.drive.cylinder.a1;
+        force_gradient[DriveStates::p2] = -self.drive.cylinder.a2;
+        j.block(state::carriage, state::drive)
+            .copy_from(&(k.d_force * force_gradient.transpose()));
+        (dx, true)
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
         let s = state::drive.read(x);
         let c = state::carriage.read(x);
-        let (drive, carriage) = (&self.drive.0, &self.carriage.0);
-        let d = drive.rates(u.U, &s, c[CarriageStates::x], c[CarriageStates::v]);
+        let d = self
+            .drive
+            .rates(u.U, &s, c[CarriageStates::x], c[CarriageStates::v]);
         out.pv = d.pv;
         out.Qv = d.qv;
         out.Q1 = d.q1;
         out.Q2 = d.q2;
         out.Q3 = d.q3;
         out.QT = d.q3 - d.q1 + d.q2;
-        out.F_mu = carriage.eval(&c, drive.force(&s)).friction;
+        out.F_mu = self.carriage.eval(&c, self.drive.force(&s)).friction;
     }
 }
 
