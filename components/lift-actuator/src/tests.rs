@@ -159,7 +159,7 @@ fn composed_from_its_parts_it_gives_the_same_equations_bit_for_bit() {
     use std::sync::Arc;
     let (m, mut u) = fmu_core::default_model::<LiftActuator, NX>().unwrap();
     let mut b = Builder::new();
-    b.part("drive", Arc::new(ActuatorPart::<_, 4>(m.drive.clone())))
+    b.part("drive", Arc::new(ActuatorPart::<_, 4>(m.drive)))
         .unwrap()
         .part("piston", Arc::new(BodyPart::<_, 2>(m.piston)))
         .unwrap()

@@ -201,7 +201,7 @@ mod tests {
         use std::sync::Arc;
         let (m, mut u) = fmu_core::default_model::<LiftHydraulics, NX>().unwrap();
         let mut b = Builder::new();
-        b.part("drive", Arc::new(ActuatorPart::<_, 4>(m.drive.clone())))
+        b.part("drive", Arc::new(ActuatorPart::<_, 4>(m.drive)))
             .unwrap()
             .input("u", "drive.U", "value")
             .unwrap()

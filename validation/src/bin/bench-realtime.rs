@@ -113,6 +113,13 @@ struct Args {
     /// error against the reference.
     #[arg(long)]
     errors: bool,
+    /// Folder of the FMI 3 FMUs of another build (a copy of an earlier
+    /// dist/fmi3): every row is measured with those FMUs too, in the same
+    /// rounds, and printed below with the ratio of the wall times and
+    /// whether the substeps, rejections and Jacobians are the same (the
+    /// check that a change kept the speed and the work).
+    #[arg(long, value_name = "DIR")]
+    baseline: Option<PathBuf>,
 }
 
 /// `RTOL` or `RTOL/ATOL`, both positive.
@@ -274,11 +281,13 @@ struct Run {
     errors: Vec<(f64, f64)>,
 }
 
-/// A circuit's scenario, loaded FMU and reference.
+/// A circuit's scenario, loaded FMU (and the baseline build's) and
+/// reference.
 struct Circuit {
     key: String,
     scenario: Scenario,
     fmu: Fmu3,
+    baseline: Option<Fmu3>,
     reference: Trace,
     parameters: Vec<(String, f64)>,
     h: f64,
@@ -286,7 +295,12 @@ struct Circuit {
 }
 
 impl Circuit {
-    fn load(key: &str, dist: &std::path::Path, step: Option<f64>) -> Result<Self> {
+    fn load(
+        key: &str,
+        dist: &std::path::Path,
+        baseline: Option<&std::path::Path>,
+        step: Option<f64>,
+    ) -> Result<Self> {
         let (key, step) = match key.split_once('@') {
             Some((key, h)) => {
                 let h: f64 =
@@ -302,6 +316,9 @@ impl Circuit {
             .ok_or_else(|| anyhow!("`{key}`: give a circuit as Model/scenario"))?;
         let scenario = Scenario::named(model, name)?;
         let fmu = Fmu3::load(&in_repo(&dist.join(format!("{model}.fmu"))))?;
+        let baseline = baseline
+            .map(|b| Fmu3::load(&in_repo(&b.join(format!("{model}.fmu")))))
+            .transpose()?;
         let reference = scenario.read_reference()?;
         let parameters = scenario
             .parameters
@@ -329,6 +346,7 @@ impl Circuit {
             key: key.to_string(),
             scenario,
             fmu,
+            baseline,
             reference,
             parameters,
             h,
@@ -371,9 +389,13 @@ impl Circuit {
             && (periods - periods.round()).abs() < 1e-9
     }
 
-    /// Runs one configuration over the whole scenario.
-    fn run(&self, c: &Config) -> Result<Run> {
-        let fmu = &self.fmu;
+    /// Runs one configuration over the whole scenario with this build's
+    /// FMU, or the baseline build's.
+    fn run(&self, c: &Config, baseline: bool) -> Result<Run> {
+        let fmu = match (&self.baseline, baseline) {
+            (Some(b), true) => b,
+            _ => &self.fmu,
+        };
         let mut inst = fmu.instantiate("realtime")?;
         inst.set_parameters(&self.parameters)?;
         inst.set_int("solver", c.solver)?;
@@ -548,7 +570,7 @@ fn main() -> Result<()> {
         args.repeat
     );
     for key in &keys {
-        let circuit = Circuit::load(key, &args.dist, args.step)?;
+        let circuit = Circuit::load(key, &args.dist, args.baseline.as_deref(), args.step)?;
         let mut configs = if args.substeps_only {
             Vec::new()
         } else {
@@ -591,15 +613,26 @@ fn main() -> Result<()> {
             "err/bound"
         );
         println!("{:>91}", "doStep latency [us]");
-        let mut fastest: Vec<Option<Run>> = configs.iter().map(|_| None).collect();
-        let mut minima: Vec<Vec<f64>> = configs.iter().map(|_| Vec::new()).collect();
+        // Each row with this build's FMU and, with --baseline, the other
+        // build's, interleaved in every round.
+        let builds: &[bool] = if circuit.baseline.is_some() {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        let rows: Vec<(&Config, bool)> = configs
+            .iter()
+            .flat_map(|c| builds.iter().map(move |&b| (c, b)))
+            .collect();
+        let mut fastest: Vec<Option<Run>> = rows.iter().map(|_| None).collect();
+        let mut minima: Vec<Vec<f64>> = rows.iter().map(|_| Vec::new()).collect();
         let progress = std::io::stderr().is_terminal();
         for round in 0..args.repeat {
             if progress {
                 eprint!("\r  round {}/{}", round + 1, args.repeat);
             }
-            for ((c, best), mins) in configs.iter().zip(&mut fastest).zip(&mut minima) {
-                let run = circuit.run(c)?;
+            for ((&(c, baseline), best), mins) in rows.iter().zip(&mut fastest).zip(&mut minima) {
+                let run = circuit.run(c, baseline)?;
                 if mins.is_empty() {
                     mins.clone_from(&run.latencies);
                 } else {
@@ -615,16 +648,22 @@ fn main() -> Result<()> {
         if progress {
             eprint!("\r{:20}\r", "");
         }
-        for ((c, run), mins) in configs.iter().zip(fastest).zip(minima) {
+        let mut this_build: Option<Run> = None;
+        for ((&(c, baseline), run), mins) in rows.iter().zip(fastest).zip(minima) {
             let run = run.context("at least one round")?;
             let mut sorted = run.latencies.clone();
             sorted.sort_by(f64::total_cmp);
             let intrinsic = mins.iter().copied().fold(0.0, f64::max);
             let (share, signal) = circuit.worst_share(&run);
             let (_, verdict) = circuit.verdict(&run);
+            let label = if baseline {
+                "  baseline".to_string()
+            } else {
+                c.label.clone()
+            };
             println!(
                 "{:<26} {:>8.3} {:>9.0} {:>8.0} {:>7.0} {:>6.0} {:>7} {:>7} {:>7} {:>7} {:>9}  {:>6.2} {:<6}  {}",
-                c.label,
+                label,
                 run.wall,
                 circuit.stop / run.wall,
                 run.counts.steps,
@@ -639,6 +678,25 @@ fn main() -> Result<()> {
                 signal,
                 verdict
             );
+            if baseline && let Some(new) = this_build.take() {
+                let same = new.counts.steps == run.counts.steps
+                    && new.counts.rejected == run.counts.rejected
+                    && new.counts.jacobians == run.counts.jacobians;
+                println!(
+                    "  {:<24} baseline wall / this build's {:.3}; substeps, rejections, Jacobians {}",
+                    "",
+                    run.wall / new.wall,
+                    if same { "the same" } else { "DIFFER" }
+                );
+            } else if !baseline {
+                this_build = Some(Run {
+                    wall: run.wall,
+                    latencies: Vec::new(),
+                    counts: run.counts,
+                    failure: None,
+                    errors: Vec::new(),
+                });
+            }
             if args.errors {
                 let each: Vec<String> = circuit
                     .scenario
@@ -655,7 +713,7 @@ fn main() -> Result<()> {
                     fixed_substeps: n as i32,
                     ..Config::new("probe", 5)
                 };
-                Ok(circuit.verdict(&circuit.run(&c)?).0)
+                Ok(circuit.verdict(&circuit.run(&c, false)?).0)
             })?;
             match fewest {
                 Some(n) => println!(
