@@ -78,6 +78,7 @@ impl<B: Body<S>, const S: usize> Part for BodyPart<B, S> {
         x.copy_from_slice(self.0.initial().as_slice());
     }
 
+    #[inline]
     fn across(&self, x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
         ports[0] = x[B::POSITION];
         ports[1] = x[B::VELOCITY];
@@ -87,6 +88,7 @@ impl<B: Body<S>, const S: usize> Part for BodyPart<B, S> {
         }
     }
 
+    #[inline]
     fn rates(&self, x: &[f64], ports: &[f64], dx: &mut [f64], d: Option<&mut Partials<'_>>) {
         let e = self.0.eval(&SVector::from_column_slice(x), ports[2]);
         dx.copy_from_slice(e.rates.as_slice());
@@ -96,6 +98,7 @@ impl<B: Body<S>, const S: usize> Part for BodyPart<B, S> {
         }
     }
 
+    #[inline]
     fn event_indicator_values(&self, x: &[f64], _ports: &[f64], z: &mut [f64]) {
         self.0
             .event_indicator_values(&SVector::from_column_slice(x), z);
@@ -200,6 +203,7 @@ impl<A: Actuator<S>, const S: usize> Part for ActuatorPart<A, S> {
 
     /// The force into the actuator at the flange: minus the force it
     /// exerts.
+    #[inline]
     fn through(&self, x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
         let x = SVector::from_column_slice(x);
         ports[F_ROD] = -self.0.force(&x);
@@ -212,6 +216,7 @@ impl<A: Actuator<S>, const S: usize> Part for ActuatorPart<A, S> {
         }
     }
 
+    #[inline]
     fn rates(&self, x: &[f64], ports: &[f64], dx: &mut [f64], d: Option<&mut Partials<'_>>) {
         let x = SVector::from_column_slice(x);
         let (u, s, v) = (ports[U], ports[S_ROD], ports[V_ROD]);
@@ -228,6 +233,7 @@ impl<A: Actuator<S>, const S: usize> Part for ActuatorPart<A, S> {
         }
     }
 
+    #[inline]
     fn event_indicator_values(&self, x: &[f64], _ports: &[f64], z: &mut [f64]) {
         self.0
             .event_indicator_values(&SVector::from_column_slice(x), z);
