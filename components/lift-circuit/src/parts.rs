@@ -29,6 +29,10 @@ impl Actuator<4> for LiftDrive {
         LiftDrive::force(self, s)
     }
 
+    fn force_states(&self) -> Vec<usize> {
+        vec![LiftDriveStates::p_A, LiftDriveStates::p_B]
+    }
+
     #[inline]
     fn force_gradient(&self, _s: &LiftDriveState) -> LiftDriveState {
         LiftDrive::force_gradient(self)

@@ -39,6 +39,10 @@ impl Actuator<6> for ValveDrive {
         ValveDrive::force(self, s)
     }
 
+    fn force_states(&self) -> Vec<usize> {
+        vec![DriveStates::p1, DriveStates::p2]
+    }
+
     #[inline]
     fn force_gradient(&self, _s: &DriveState) -> DriveState {
         let mut gradient = DriveState::zeros();

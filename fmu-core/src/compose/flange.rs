@@ -6,7 +6,7 @@
 //! element group implements the small trait in its own terms (fixed-size
 //! state vectors and Jacobians); the adapter does the ports.
 
-use super::part::{Part, PartClamp, Partials, StateSpec};
+use super::part::{Dependencies, Output, Part, PartClamp, Partials, StateSpec};
 use super::port::Port;
 use crate::model::{Derived, EventIndicator};
 use nalgebra::{SMatrix, SVector};
@@ -74,6 +74,26 @@ impl<B: Body<S>, const S: usize> Part for BodyPart<B, S> {
         self.0.derived()
     }
 
+    /// The flange's position and velocity each on its state; the rates on
+    /// the force.
+    fn dependencies(&self, of: Output) -> Dependencies {
+        match of {
+            Output::Across(0) => Dependencies {
+                states: vec![B::POSITION],
+                slots: Vec::new(),
+            },
+            Output::Across(_) => Dependencies {
+                states: vec![B::VELOCITY],
+                slots: Vec::new(),
+            },
+            Output::Rate(_) => Dependencies {
+                states: Vec::new(),
+                slots: vec![2],
+            },
+            Output::Through(_) => Dependencies::default(),
+        }
+    }
+
     fn initial_state(&self, _ports: &[f64], x: &mut [f64]) {
         x.copy_from_slice(self.0.initial().as_slice());
     }
@@ -127,6 +147,10 @@ pub trait Actuator<const S: usize>: Send + Sync + std::fmt::Debug {
     fn force(&self, x: &SVector<f64, S>) -> f64;
     /// The gradient of [`Actuator::force`] with respect to the states.
     fn force_gradient(&self, x: &SVector<f64, S>) -> SVector<f64, S>;
+    /// The states the force depends on (all of them by default).
+    fn force_states(&self) -> Vec<usize> {
+        (0..S).collect()
+    }
     /// The rates at state `x` under command `u` with the flange at
     /// position `s` moving at `v`.
     fn rates(&self, u: f64, x: &SVector<f64, S>, s: f64, v: f64) -> SVector<f64, S>;
@@ -196,9 +220,20 @@ impl<A: Actuator<S>, const S: usize> Part for ActuatorPart<A, S> {
         x.copy_from_slice(self.0.initial().as_slice());
     }
 
-    /// The force depends on the actuator's states alone.
-    fn through_reads_ports(&self) -> bool {
-        false
+    /// The force on the states that [`Actuator::force_states`] names; the
+    /// rates on the command and the flange's motion.
+    fn dependencies(&self, of: Output) -> Dependencies {
+        match of {
+            Output::Through(_) => Dependencies {
+                states: self.0.force_states(),
+                slots: Vec::new(),
+            },
+            Output::Rate(_) => Dependencies {
+                states: Vec::new(),
+                slots: vec![U, S_ROD, V_ROD],
+            },
+            Output::Across(_) => Dependencies::default(),
+        }
     }
 
     /// The force into the actuator at the flange: minus the force it

@@ -18,11 +18,14 @@
 //! circuit is built, and an evaluation allocates nothing.
 
 mod assembly;
+mod builder;
 mod flange;
 mod part;
+mod plan;
 mod port;
 
-pub use assembly::{Assembly, Builder};
+pub use assembly::Assembly;
+pub use builder::Builder;
 pub use flange::{Actuator, ActuatorEval, ActuatorPart, Body, BodyEval, BodyPart};
-pub use part::{Part, PartClamp, Partials, StateSpec};
+pub use part::{Dependencies, Output, Part, PartClamp, Partials, StateSpec};
 pub use port::{Causality, Domain, Port};

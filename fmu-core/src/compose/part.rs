@@ -136,6 +136,31 @@ impl<'a> Partials<'a> {
     }
 }
 
+/// A value a part computes, whose dependencies it may declare
+/// ([`Part::dependencies`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// The across value in this port slot (phase 1).
+    Across(usize),
+    /// The through value in this port slot (phase 2).
+    Through(usize),
+    /// The rate of this state (phase 3).
+    Rate(usize),
+}
+
+/// What a value a part computes can depend on: its own states and its
+/// port slots, by index. The circuit chains only these partial
+/// derivatives, so a part that declares its few true dependencies makes
+/// the Jacobian cheaper; a derivative the part writes outside them is
+/// never read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Dependencies {
+    /// The part's own states.
+    pub states: Vec<usize>,
+    /// The part's port slots.
+    pub slots: Vec<usize>,
+}
+
 /// An element or a group of elements of a circuit: its states, its ports
 /// and its equations with their analytic partial derivatives. A part never
 /// knows what it is connected to: it reads and writes its own ports'
@@ -191,18 +216,41 @@ pub trait Part: Send + Sync + std::fmt::Debug {
     /// Zeros by default.
     fn initial_state(&self, _ports: &[f64], _x: &mut [f64]) {}
 
+    /// What `of` depends on (see [`Dependencies`]). By default: an across
+    /// value on every state; a through value on every state and every
+    /// across value and signal of the part's ports; a rate on every port
+    /// slot (its dependence on the part's own states is written in full
+    /// anyway).
+    fn dependencies(&self, of: Output) -> Dependencies {
+        let states = (0..self.states().len()).collect();
+        let mut readable = Vec::new();
+        let mut all = Vec::new();
+        let mut slot = 0;
+        for port in self.ports() {
+            let across = port.domain.across().len();
+            readable.extend(slot..slot + across);
+            all.extend(slot..slot + port.domain.slots());
+            slot += port.domain.slots();
+        }
+        match of {
+            Output::Across(_) => Dependencies {
+                states,
+                slots: Vec::new(),
+            },
+            Output::Through(_) => Dependencies {
+                states,
+                slots: readable,
+            },
+            Output::Rate(_) => Dependencies {
+                states: Vec::new(),
+                slots: all,
+            },
+        }
+    }
+
     /// Phase 1: the across values of the ports the part sets, from its
     /// states `x`, into `ports`. Nothing by default.
     fn across(&self, _x: &[f64], _ports: &mut [f64], _d: Option<&mut Partials<'_>>) {}
-
-    /// Whether [`Part::through`] reads the port values (their partial
-    /// derivatives are then asked for); `false` when the through values
-    /// depend on the part's states alone (a cylinder's force on its
-    /// pressures), which spares the circuit the chain rule through them.
-    /// True by default.
-    fn through_reads_ports(&self) -> bool {
-        true
-    }
 
     /// Phase 2: the through values of the ports where the part sets them,
     /// into `ports` (whose across values and signals are set). Nothing by

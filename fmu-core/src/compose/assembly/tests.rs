@@ -3,7 +3,8 @@
 //! cylinder moving a mass on a spring.
 
 use super::*;
-use crate::compose::{Causality, Domain, PartClamp, Partials, Port, StateSpec};
+use crate::compose::{Builder, Causality, Part, PartClamp, Port, StateSpec};
+use std::sync::Arc;
 
 /// dp/dt = k * (net inflow), k = B / V.
 #[derive(Debug)]

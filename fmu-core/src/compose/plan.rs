@@ -1,0 +1,282 @@
+//! The evaluation plan of a built circuit: which parts take part in which
+//! phase, the port values carried between parts, and the chain rule of the
+//! Jacobian as flat lists of operations on the parts' partial derivatives,
+//! worked out once from what each value depends on
+//! ([`super::Part::dependencies`]).
+//!
+//! Partial derivatives live in one buffer, each part's in regions of its
+//! own: with respect to its states for phase 1 (`rows = port slots`,
+//! row-major), with respect to its states and its slots for phase 2, with
+//! respect to its slots for phase 3 (the derivatives of its rates with
+//! respect to its own states go straight into the Jacobian). The gradient
+//! of a port value with respect to the state vector is kept sparse: a list
+//! of the state columns it can depend on (known here, once) and their
+//! values.
+
+use super::builder::{Layout, Source};
+use super::part::Output;
+
+/// Where one part's partial derivatives are in the buffer.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Regions {
+    /// Phase 1: `slots x states`.
+    pub(crate) across: usize,
+    /// Phase 2: `slots x states`, then `slots x slots`.
+    pub(crate) through_states: usize,
+    pub(crate) through_slots: usize,
+    /// Phase 3: `states x slots`.
+    pub(crate) rates: usize,
+}
+
+/// `g[to] = p[from]`: a gradient entry from a partial derivative.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Assign {
+    pub(crate) to: usize,
+    pub(crate) from: usize,
+}
+
+/// `g[to] += p[factor] * g[from]`, skipped where the factor is zero.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Chain {
+    pub(crate) to: usize,
+    pub(crate) factor: usize,
+    pub(crate) from: usize,
+}
+
+/// `J[row + col * ld] += p[factor] * g[from]`, skipped where either is
+/// zero.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stamp {
+    pub(crate) row: usize,
+    pub(crate) col: usize,
+    pub(crate) factor: usize,
+    pub(crate) from: usize,
+}
+
+/// What an evaluation does between the parts' own work.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Plan {
+    /// The parts with a phase 1, a phase 2, event indicators.
+    pub(crate) across_parts: Vec<usize>,
+    pub(crate) through_parts: Vec<usize>,
+    pub(crate) event_parts: Vec<usize>,
+    /// Each part's partial-derivative regions.
+    pub(crate) regions: Vec<Regions>,
+    /// The size of the partial-derivative buffer.
+    pub(crate) partials: usize,
+    /// The partial derivatives that must start at zero (the declared
+    /// dependencies: a part writes only the non-zero ones).
+    pub(crate) zero_partials: Vec<usize>,
+    /// Across values carried from a node's source to its readers, and
+    /// the matching gradient ranges (from, to, length).
+    pub(crate) copies: Vec<(usize, usize)>,
+    pub(crate) gradient_copies: Vec<(usize, usize, usize)>,
+    /// Net through values: the source's slot, the through values summed,
+    /// the external inputs subtracted (ranges into `terms`, `external`).
+    pub(crate) nets: Vec<(usize, std::ops::Range<usize>, std::ops::Range<usize>)>,
+    pub(crate) terms: Vec<usize>,
+    pub(crate) external: Vec<usize>,
+    /// The gradient entries: for each slot, the start and length of its
+    /// entries, and each entry's state column.
+    pub(crate) gradient: Vec<(usize, usize)>,
+    pub(crate) columns: Vec<usize>,
+    /// Phase 1 gradients from the parts' partials.
+    pub(crate) across_assign: Vec<Assign>,
+    /// Phase 2: entries zeroed, the own states' partials, then the chain
+    /// through the slots read.
+    pub(crate) through_zero: Vec<usize>,
+    pub(crate) through_assign: Vec<Assign>,
+    pub(crate) through_chain: Vec<Chain>,
+    /// The nets: entries zeroed, summed (`g[to] += g[from]`), negated.
+    pub(crate) net_zero: Vec<usize>,
+    pub(crate) net_sum: Vec<(usize, usize)>,
+    pub(crate) net_negate: Vec<usize>,
+    /// Phase 3: the rates' dependence on the slots, into the Jacobian.
+    pub(crate) stamps: Vec<Stamp>,
+}
+
+impl Plan {
+    pub(crate) fn new(layout: &Layout) -> Self {
+        let mut plan = Plan {
+            gradient: vec![(0, 0); layout.total_slots],
+            ..Plan::default()
+        };
+        // Regions of partial derivatives.
+        for p in &layout.parts {
+            let (ns, np) = (p.states.len(), p.slots.len());
+            let mut r = Regions::default();
+            if !p.across_rows.is_empty() {
+                r.across = plan.partials;
+                plan.partials += np * ns;
+            }
+            if !p.through_rows.is_empty() {
+                r.through_states = plan.partials;
+                plan.partials += np * ns;
+                r.through_slots = plan.partials;
+                plan.partials += np * np;
+            }
+            r.rates = plan.partials;
+            plan.partials += ns * np;
+            plan.regions.push(r);
+        }
+        for (k, p) in layout.parts.iter().enumerate() {
+            if !p.across_rows.is_empty() {
+                plan.across_parts.push(k);
+            }
+            if !p.through_rows.is_empty() {
+                plan.through_parts.push(k);
+            }
+            if !p.events.is_empty() {
+                plan.event_parts.push(k);
+            }
+        }
+        // Phase 1: each across value's gradient on its part's states.
+        for (k, p) in layout.parts.iter().enumerate() {
+            let ns = p.states.len();
+            for &r in &p.across_rows {
+                let deps = p.part.dependencies(Output::Across(r));
+                let mut states = deps.states.clone();
+                states.sort_unstable();
+                states.dedup();
+                let slot = p.slots.start + r;
+                let start = plan.columns.len();
+                for &s in &states {
+                    let from = plan.regions[k].across + r * ns + s;
+                    plan.zero_partials.push(from);
+                    plan.across_assign.push(Assign {
+                        to: plan.columns.len(),
+                        from,
+                    });
+                    plan.columns.push(p.states.start + s);
+                }
+                plan.gradient[slot] = (start, states.len());
+            }
+        }
+        // Carrying across values to the readers (the gradient's columns
+        // go with them).
+        for node in &layout.nodes {
+            let from = node.across_slots();
+            for reader in &node.readers {
+                for (a, &to) in reader.iter().enumerate() {
+                    plan.copies.push((from[a], to));
+                    let (start, len) = plan.gradient[from[a]];
+                    let at = plan.columns.len();
+                    plan.columns.extend_from_within(start..start + len);
+                    plan.gradient[to] = (at, len);
+                    if len > 0 {
+                        plan.gradient_copies.push((start, at, len));
+                    }
+                }
+            }
+        }
+        // Phase 2: each through value's gradient: its own states' partials,
+        // then the chain through the slots it reads, in slot order.
+        for (k, p) in layout.parts.iter().enumerate() {
+            let (ns, np) = (p.states.len(), p.slots.len());
+            for &r in &p.through_rows {
+                let deps = p.part.dependencies(Output::Through(r));
+                let mut states = deps.states.clone();
+                states.sort_unstable();
+                states.dedup();
+                let mut slots = deps.slots.clone();
+                slots.sort_unstable();
+                slots.dedup();
+                let mut columns: Vec<usize> = states.iter().map(|s| p.states.start + s).collect();
+                for &c in &slots {
+                    let (start, len) = plan.gradient[p.slots.start + c];
+                    columns.extend_from_slice(&plan.columns[start..start + len]);
+                }
+                columns.sort_unstable();
+                columns.dedup();
+                let at = plan.columns.len();
+                plan.columns.extend_from_slice(&columns);
+                let position = |col: usize| at + columns.binary_search(&col).expect("listed");
+                plan.through_zero.extend(at..at + columns.len());
+                for &s in &states {
+                    let from = plan.regions[k].through_states + r * ns + s;
+                    plan.zero_partials.push(from);
+                    plan.through_assign.push(Assign {
+                        to: position(p.states.start + s),
+                        from,
+                    });
+                }
+                for &c in &slots {
+                    let factor = plan.regions[k].through_slots + r * np + c;
+                    plan.zero_partials.push(factor);
+                    let (start, len) = plan.gradient[p.slots.start + c];
+                    for e in start..start + len {
+                        plan.through_chain.push(Chain {
+                            to: position(plan.columns[e]),
+                            factor,
+                            from: e,
+                        });
+                    }
+                }
+                plan.gradient[p.slots.start + r] = (at, columns.len());
+            }
+        }
+        // The nets: the sum of the through values into the other parts,
+        // negated, is what the node's source receives.
+        for node in &layout.nodes {
+            let Source::Port {
+                through: Some(target),
+                ..
+            } = node.source
+            else {
+                continue;
+            };
+            let terms = plan.terms.len()..plan.terms.len() + node.through.len();
+            plan.terms.extend(&node.through);
+            let external = plan.external.len()..plan.external.len() + node.external.len();
+            plan.external.extend(&node.external);
+            plan.nets.push((target, terms, external));
+            let mut columns = Vec::new();
+            for &m in &node.through {
+                let (start, len) = plan.gradient[m];
+                columns.extend_from_slice(&plan.columns[start..start + len]);
+            }
+            columns.sort_unstable();
+            columns.dedup();
+            let at = plan.columns.len();
+            plan.columns.extend_from_slice(&columns);
+            plan.net_zero.extend(at..at + columns.len());
+            for &m in &node.through {
+                let (start, len) = plan.gradient[m];
+                for e in start..start + len {
+                    let col = plan.columns[e];
+                    plan.net_sum
+                        .push((at + columns.binary_search(&col).expect("listed"), e));
+                }
+            }
+            plan.net_negate.extend(at..at + columns.len());
+            plan.gradient[target] = (at, columns.len());
+        }
+        // Phase 3: the rates' dependence on the slots, chained into the
+        // Jacobian.
+        for (k, p) in layout.parts.iter().enumerate() {
+            let (ns, np) = (p.states.len(), p.slots.len());
+            for r in 0..ns {
+                let deps = p.part.dependencies(Output::Rate(r));
+                let mut slots = deps.slots.clone();
+                slots.sort_unstable();
+                slots.dedup();
+                for &c in &slots {
+                    let factor = plan.regions[k].rates + r * np + c;
+                    plan.zero_partials.push(factor);
+                    let (start, len) = plan.gradient[p.slots.start + c];
+                    for e in start..start + len {
+                        plan.stamps.push(Stamp {
+                            row: p.states.start + r,
+                            col: plan.columns[e],
+                            factor,
+                            from: e,
+                        });
+                    }
+                }
+            }
+        }
+        plan.zero_partials.sort_unstable();
+        plan.zero_partials.dedup();
+        plan
+    }
+}
