@@ -10,8 +10,8 @@ use crate::model::{
     VR_STATS_BASE, VR_TIME, ValueType, Values, WithInputs, check_model_table, full_description,
     solver_rows, statistic, type_matches,
 };
-use crate::solver::w_method::{Reuse, ReuseRecord};
 use crate::solver::{Carried, Segment, SolverSettings, Stats, advance};
+use crate::solver::{Reuse, ReuseRecord};
 use crate::status::{FmiResult, Status};
 use crate::table::{Number, OutputRecord, Record, Role, Row, Table};
 use model_description::{Causality, ModelDescription, Variability, VariableType};
@@ -1246,7 +1246,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         let system = WithInputs {
             model: &self.model,
             inputs: &self.inputs,
-            switches: self.layout.events,
+            event_indicator_count: self.layout.events,
         };
         match advance(
             &system,

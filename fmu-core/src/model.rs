@@ -349,16 +349,16 @@ pub struct WithInputs<'a, M: Model<N>, const N: usize> {
     /// Its inputs, constant over the step.
     pub inputs: &'a M::Inputs,
     /// How many event indicators the model has
-    /// (`M::event_indicators().len()`): its switching functions.
-    pub switches: usize,
+    /// (`M::event_indicators().len()`).
+    pub event_indicator_count: usize,
 }
 
 impl<M: Model<N>, const N: usize> OdeSystem<N> for WithInputs<'_, M, N> {
-    fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
+    fn rates(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
         self.model.rates(self.inputs, x)
     }
 
-    fn rhs_and_jacobian_into(
+    fn rates_and_jacobian(
         &self,
         x: &SVector<f64, N>,
         j: &mut SMatrix<f64, N, N>,
@@ -378,11 +378,11 @@ impl<M: Model<N>, const N: usize> OdeSystem<N> for WithInputs<'_, M, N> {
         self.model.clamps()
     }
 
-    fn switch_count(&self) -> usize {
-        self.switches
+    fn event_indicator_count(&self) -> usize {
+        self.event_indicator_count
     }
 
-    fn switch_values(&self, x: &SVector<f64, N>, z: &mut [f64]) {
+    fn event_indicator_values(&self, x: &SVector<f64, N>, z: &mut [f64]) {
         self.model.event_indicator_values(self.inputs, x, z);
     }
 
