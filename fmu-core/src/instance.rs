@@ -4,16 +4,18 @@
 //! translate C arguments.
 
 use crate::context::{Context, ResourceFolder};
-use crate::logging::{Category, Logger, Sink};
-use crate::model::{
-    Known, Model, SolverParams, VR_DERIVATIVE_BASE, VR_EVENT_BASE, VR_SOLVER_BASE, VR_STATE_BASE,
-    VR_STATS_BASE, VR_TIME, ValueType, Values, WithInputs, check_model_table, full_description,
-    solver_rows, statistic, type_matches,
+use crate::description::{
+    VR_DERIVATIVE_BASE, VR_EVENT_BASE, VR_SOLVER_BASE, VR_STATE_BASE, VR_STATS_BASE, VR_TIME,
+    check_model_table, full_description, statistic,
 };
+use crate::logging::{Category, Logger, Sink};
+use crate::model::{Known, Model, ValueType, Values, type_matches};
 use crate::solver::{Carried, Segment, SolverSettings, Stats, advance};
 use crate::solver::{Reuse, ReuseRecord};
+use crate::solver_params::{SolverParams, solver_rows};
 use crate::status::{FmiResult, Status};
 use crate::table::{Number, OutputRecord, Record, Role, Row, Table};
+use crate::with_inputs::WithInputs;
 use model_description::{Causality, ModelDescription, Variability, VariableType};
 use nalgebra::SVector;
 

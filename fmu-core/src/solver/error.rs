@@ -29,7 +29,7 @@ pub enum SolverError {
         t: f64,
     },
     /// The communication step is not a whole number of the sampled part's
-    /// periods ([`OdeSystem::sample_period`]).
+    /// periods ([`OdeSystem::sample_period`](super::OdeSystem::sample_period)).
     OffSampleGrid {
         /// The communication step asked for (s).
         duration: f64,

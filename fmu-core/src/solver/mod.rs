@@ -40,6 +40,7 @@ mod step_control;
 pub mod tableau;
 pub mod w_method;
 
+pub use crate::model::Clamp;
 pub use error::SolverError;
 pub use jacobian::finite_difference_jacobian;
 pub use reuse::{Reuse, ReuseRecord};
@@ -129,46 +130,6 @@ pub trait OdeSystem<const N: usize> {
 /// The most event indicators ([`OdeSystem::event_indicator_count`]) the
 /// integrators track (a fixed-size buffer: no allocation in a step).
 pub const MAX_EVENT_INDICATORS: usize = 16;
-
-/// A state held inside `[lower, upper]` by its model (see
-/// [`OdeSystem::clamps`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Clamp {
-    /// Index of the state.
-    pub state: usize,
-    /// Lower bound, in the state's unit.
-    pub lower: f64,
-    /// Upper bound, in the state's unit.
-    pub upper: f64,
-}
-
-impl Clamp {
-    /// Where on the way from `from` to `to` this clamp's state reaches a
-    /// bound it was inside of, if it does: the fraction of the way (by
-    /// linear interpolation) and the bound.
-    pub fn crossing<const N: usize>(
-        &self,
-        from: &SVector<f64, N>,
-        to: &SVector<f64, N>,
-    ) -> Option<(f64, f64)> {
-        let (a, b) = (*from.get(self.state)?, *to.get(self.state)?);
-        let bound = if a > self.lower && b < self.lower {
-            self.lower
-        } else if a < self.upper && b > self.upper {
-            self.upper
-        } else {
-            return None;
-        };
-        Some(((a - bound) / (a - b), bound))
-    }
-
-    /// Puts the state on the bound it is beyond, if any.
-    pub fn hold<const N: usize>(&self, x: &mut SVector<f64, N>) {
-        if let Some(v) = x.get_mut(self.state) {
-            *v = v.clamp(self.lower, self.upper);
-        }
-    }
-}
 
 /// Integration method, selectable as the FMU parameter `solver`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use nalgebra::SVector;
 
 /// A substep that ends beyond the present communication point
-/// ([`Method::RosenbrockWAhead`]): its ends, the state one substep before
+/// ([`Method::RosenbrockWAhead`](super::Method::RosenbrockWAhead)): its ends, the state one substep before
 /// (when there is one), the rates at its end, and where in it the
 /// communication point lies. It is valid only for the inputs and
 /// parameters it was taken with (fmu-core drops it when they change).

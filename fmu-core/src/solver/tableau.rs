@@ -1,5 +1,5 @@
 //! The coefficients of the two Rosenbrock methods, Rodas3 and ROS34PW2, in
-//! the one transformed form the stage loop ([`super::stages`]) runs.
+//! the one transformed form the stage loop (`stages.rs`) runs.
 //!
 //! Both are 4-stage Rosenbrock formulas for an autonomous system
 //! `x' = f(x)` (the inputs are held over a communication step), written
