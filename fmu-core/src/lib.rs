@@ -26,7 +26,6 @@ pub mod logging;
 pub mod model;
 pub mod solver;
 pub mod solver_params;
-pub mod state;
 pub mod status;
 pub mod table;
 pub mod testing;
@@ -35,8 +34,10 @@ pub mod with_inputs;
 pub use blocks::{Block, BlockJacobian, DynBlock, StateGroup};
 pub use context::{Context, ResourceFolder};
 pub use description::full_description;
-pub use instance::{FmiVersion, Instance, Interface, Phase, checked_description, default_model};
-pub use model::{Derived, EventIndicator, Known, Model, ValueType, Values};
+pub use instance::{
+    FmiVersion, Instance, Interface, Phase, ValueType, Values, checked_description, default_model,
+};
+pub use model::{Derived, EventIndicator, Known, Model};
 pub use model_description;
 pub use nalgebra;
 pub use solver::{Clamp, Method, OdeSystem, SolverSettings};

@@ -12,7 +12,6 @@
 
 use crate::context::Context;
 use crate::table::{self, Table};
-use model_description::VariableType;
 use nalgebra::{SMatrix, SVector};
 
 /// One event indicator of a circuit (Model Exchange): a continuous function
@@ -76,42 +75,6 @@ pub enum Known {
     Input(usize),
     /// A continuous state, by index in the state vector (`state::name`).
     State(usize),
-}
-
-/// The stored values of the variables a master can set (inputs,
-/// parameters, solver settings), in the table's SI units, Booleans as 0/1:
-/// plain `f64` data, easy to snapshot and serialize. Slot `vr - 1` holds
-/// the model's own variable `vr`; the solver parameters follow.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Values {
-    data: Vec<f64>,
-}
-
-impl Values {
-    /// Builds from raw data (start values, deserialization).
-    pub fn from_raw(data: Vec<f64>) -> Self {
-        Values { data }
-    }
-
-    /// The raw data.
-    pub fn raw(&self) -> &[f64] {
-        &self.data
-    }
-
-    /// The raw data, writable.
-    pub fn raw_mut(&mut self) -> &mut [f64] {
-        &mut self.data
-    }
-
-    /// Number of slots.
-    pub fn len(&self) -> usize {
-        self.data.len()
-    }
-
-    /// Whether there are no slots.
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
 }
 
 /// A coefficient a circuit derives from its parameters in
@@ -311,37 +274,5 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
         table::OutputRecord::fill_states(&mut out, x.as_slice());
         self.outputs(u, x, &mut out);
         out
-    }
-}
-
-/// Whether a variable's type is the one a typed FMI get/set function asks for.
-pub(crate) fn type_matches(kind: &VariableType, wanted: ValueType) -> bool {
-    matches!(
-        (kind, wanted),
-        (VariableType::Real { .. }, ValueType::Real)
-            | (VariableType::Integer { .. }, ValueType::Integer)
-            | (VariableType::Boolean { .. }, ValueType::Boolean)
-    )
-}
-
-/// The value types the FMI get/set functions deal in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValueType {
-    /// FMI 2 Real, FMI 3 Float64.
-    Real,
-    /// FMI 2 Integer, FMI 3 Int32.
-    Integer,
-    /// Boolean.
-    Boolean,
-}
-
-impl ValueType {
-    /// Name for messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            ValueType::Real => "Real/Float64",
-            ValueType::Integer => "Integer/Int32",
-            ValueType::Boolean => "Boolean",
-        }
     }
 }
