@@ -9,9 +9,10 @@
 
 use crate::context::ResourceFolder;
 use crate::ffi::{c_str, c_str_array, guard, slice_in, slice_out, with_instance, write_out};
+use crate::instance::ValueType;
 use crate::instance::{FmiVersion, Instance};
 use crate::logging::{Category, Fmi2Logger, Logger, Sink};
-use crate::model::{Model, ValueType};
+use crate::model::Model;
 use crate::status::{FmiResult, Status};
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
@@ -417,7 +418,11 @@ pub unsafe fn get_fmu_state<M: Model<N>, const N: usize>(
     FMUstate: *mut fmi2FMUstate,
 ) -> fmi2Status {
     let f = "fmi2GetFMUstate";
-    st(unsafe { with_instance::<M, N>(c, V, f, |i| crate::state::get_state(i, f, FMUstate)) })
+    st(unsafe {
+        with_instance::<M, N>(c, V, f, |i| {
+            crate::instance::snapshot::get_state(i, f, FMUstate)
+        })
+    })
 }
 
 /// `fmi2SetFMUstate`.
@@ -426,7 +431,11 @@ pub unsafe fn set_fmu_state<M: Model<N>, const N: usize>(
     FMUstate: fmi2FMUstate,
 ) -> fmi2Status {
     let f = "fmi2SetFMUstate";
-    st(unsafe { with_instance::<M, N>(c, V, f, |i| crate::state::set_state(i, f, FMUstate)) })
+    st(unsafe {
+        with_instance::<M, N>(c, V, f, |i| {
+            crate::instance::snapshot::set_state(i, f, FMUstate)
+        })
+    })
 }
 
 /// `fmi2FreeFMUstate`.
@@ -435,7 +444,11 @@ pub unsafe fn free_fmu_state<M: Model<N>, const N: usize>(
     FMUstate: *mut fmi2FMUstate,
 ) -> fmi2Status {
     let f = "fmi2FreeFMUstate";
-    st(unsafe { with_instance::<M, N>(c, V, f, |i| crate::state::free_state(i, f, FMUstate)) })
+    st(unsafe {
+        with_instance::<M, N>(c, V, f, |i| {
+            crate::instance::snapshot::free_state(i, f, FMUstate)
+        })
+    })
 }
 
 /// `fmi2SerializedFMUstateSize`.
@@ -447,7 +460,7 @@ pub unsafe fn serialized_fmu_state_size<M: Model<N>, const N: usize>(
     let f = "fmi2SerializedFMUstateSize";
     st(unsafe {
         with_instance::<M, N>(c, V, f, |i| {
-            crate::state::serialized_size(i, f, FMUstate, size)
+            crate::instance::snapshot::serialized_size(i, f, FMUstate, size)
         })
     })
 }
@@ -462,7 +475,7 @@ pub unsafe fn serialize_fmu_state<M: Model<N>, const N: usize>(
     let f = "fmi2SerializeFMUstate";
     st(unsafe {
         with_instance::<M, N>(c, V, f, |i| {
-            crate::state::serialize(i, f, FMUstate, serializedState as *mut u8, size)
+            crate::instance::snapshot::serialize(i, f, FMUstate, serializedState as *mut u8, size)
         })
     })
 }
@@ -477,7 +490,13 @@ pub unsafe fn deserialize_fmu_state<M: Model<N>, const N: usize>(
     let f = "fmi2DeSerializeFMUstate";
     st(unsafe {
         with_instance::<M, N>(c, V, f, |i| {
-            crate::state::deserialize(i, f, serializedState as *const u8, size, FMUstate)
+            crate::instance::snapshot::deserialize(
+                i,
+                f,
+                serializedState as *const u8,
+                size,
+                FMUstate,
+            )
         })
     })
 }

@@ -10,9 +10,10 @@
 
 use crate::context::ResourceFolder;
 use crate::ffi::{c_str, c_str_array, guard, slice_in, slice_out, with_instance, write_out};
+use crate::instance::ValueType;
 use crate::instance::{FmiVersion, Instance};
 use crate::logging::{Category, Fmi3Logger, Logger, Sink};
-use crate::model::{Model, ValueType};
+use crate::model::Model;
 use crate::status::{FmiResult, Status};
 use std::ffi::{c_char, c_int, c_void};
 
@@ -482,7 +483,9 @@ pub unsafe fn get_fmu_state<M: Model<N>, const N: usize>(
 ) -> fmi3Status {
     let f = "fmi3GetFMUState";
     st(unsafe {
-        with_instance::<M, N>(instance, V, f, |i| crate::state::get_state(i, f, FMUState))
+        with_instance::<M, N>(instance, V, f, |i| {
+            crate::instance::snapshot::get_state(i, f, FMUState)
+        })
     })
 }
 
@@ -493,7 +496,9 @@ pub unsafe fn set_fmu_state<M: Model<N>, const N: usize>(
 ) -> fmi3Status {
     let f = "fmi3SetFMUState";
     st(unsafe {
-        with_instance::<M, N>(instance, V, f, |i| crate::state::set_state(i, f, FMUState))
+        with_instance::<M, N>(instance, V, f, |i| {
+            crate::instance::snapshot::set_state(i, f, FMUState)
+        })
     })
 }
 
@@ -504,7 +509,9 @@ pub unsafe fn free_fmu_state<M: Model<N>, const N: usize>(
 ) -> fmi3Status {
     let f = "fmi3FreeFMUState";
     st(unsafe {
-        with_instance::<M, N>(instance, V, f, |i| crate::state::free_state(i, f, FMUState))
+        with_instance::<M, N>(instance, V, f, |i| {
+            crate::instance::snapshot::free_state(i, f, FMUState)
+        })
     })
 }
 
@@ -517,7 +524,7 @@ pub unsafe fn serialized_fmu_state_size<M: Model<N>, const N: usize>(
     let f = "fmi3SerializedFMUStateSize";
     st(unsafe {
         with_instance::<M, N>(instance, V, f, |i| {
-            crate::state::serialized_size(i, f, FMUState, size)
+            crate::instance::snapshot::serialized_size(i, f, FMUState, size)
         })
     })
 }
@@ -532,7 +539,7 @@ pub unsafe fn serialize_fmu_state<M: Model<N>, const N: usize>(
     let f = "fmi3SerializeFMUState";
     st(unsafe {
         with_instance::<M, N>(instance, V, f, |i| {
-            crate::state::serialize(i, f, FMUState, serializedState, size)
+            crate::instance::snapshot::serialize(i, f, FMUState, serializedState, size)
         })
     })
 }
@@ -547,7 +554,7 @@ pub unsafe fn deserialize_fmu_state<M: Model<N>, const N: usize>(
     let f = "fmi3DeserializeFMUState";
     st(unsafe {
         with_instance::<M, N>(instance, V, f, |i| {
-            crate::state::deserialize(i, f, serializedState, size, FMUState)
+            crate::instance::snapshot::deserialize(i, f, serializedState, size, FMUState)
         })
     })
 }

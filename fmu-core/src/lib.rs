@@ -15,6 +15,7 @@
 pub mod blocks;
 pub mod compose;
 pub mod context;
+pub mod description;
 pub mod export;
 pub mod ffi;
 pub mod fmi2;
@@ -24,19 +25,22 @@ pub use fixed_linalg as linalg;
 pub mod logging;
 pub mod model;
 pub mod solver;
-pub mod state;
+pub mod solver_params;
 pub mod status;
 pub mod table;
 pub mod testing;
+pub mod with_inputs;
 
 pub use blocks::{Block, BlockJacobian, DynBlock, StateGroup};
 pub use context::{Context, ResourceFolder};
-pub use instance::{FmiVersion, Instance, Interface, Phase, checked_description, default_model};
-pub use model::{
-    Derived, EventIndicator, Known, Model, ValueType, Values, WithInputs, full_description,
+pub use description::full_description;
+pub use instance::{
+    FmiVersion, Instance, Interface, Phase, ValueType, Values, checked_description, default_model,
 };
+pub use model::{Derived, EventIndicator, Known, Model};
 pub use model_description;
 pub use nalgebra;
 pub use solver::{Clamp, Method, OdeSystem, SolverSettings};
 pub use status::Status;
 pub use table::{Record, Table};
+pub use with_inputs::WithInputs;

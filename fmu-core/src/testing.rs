@@ -1,9 +1,10 @@
 //! Test support for circuit crates: checks every circuit should pass,
 //! written once.
 
+use crate::instance::ValueType;
 use crate::instance::{FmiVersion, Instance};
 use crate::logging::Sink;
-use crate::model::{Model, ValueType};
+use crate::model::Model;
 use crate::table::{Record, Role};
 use crate::{ResourceFolder, Status};
 

@@ -50,9 +50,9 @@ fn restore3(f: &Fmi3, bytes: &[u8]) -> i32 {
 /// The 28-byte header, then one f64 per value slot: the table's rows in
 /// value-reference order (inputs, outputs, parameters), then the solver's.
 fn slot_offset(vr: u32) -> usize {
-    let slot = if vr >= fmu_core::model::VR_SOLVER_BASE {
+    let slot = if vr >= fmu_core::description::VR_SOLVER_BASE {
         let model_rows = vr_of_last_model_row() as usize;
-        model_rows + (vr - fmu_core::model::VR_SOLVER_BASE) as usize
+        model_rows + (vr - fmu_core::description::VR_SOLVER_BASE) as usize
     } else {
         vr as usize - 1
     };
@@ -64,7 +64,7 @@ fn vr_of_last_model_row() -> u32 {
         .variables
         .iter()
         .map(|v| v.value_reference)
-        .filter(|&v| v > 0 && v < fmu_core::model::VR_SOLVER_BASE)
+        .filter(|&v| v > 0 && v < fmu_core::description::VR_SOLVER_BASE)
         .max()
         .unwrap_or(0)
 }
@@ -130,7 +130,8 @@ fn forged_states_with_a_valid_checksum_are_checked_like_setters() {
     }
     // A non-finite state value.
     // (past the last model row and the solver parameters)
-    let x_at = slot_offset(vr_of_last_model_row()) + 8 * (1 + fmu_core::model::solver_rows().len());
+    let x_at = slot_offset(vr_of_last_model_row())
+        + 8 * (1 + fmu_core::solver_params::solver_rows().len());
     assert_eq!(restore3(&f, &forged(&bytes, x_at, f64::INFINITY)), ERROR);
     assert!(f.log.saw("non-finite numbers in the state vector"));
 }

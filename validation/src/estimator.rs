@@ -601,7 +601,7 @@ impl<const N: usize> FmuOde<'_, '_, N> {
 }
 
 impl<const N: usize> OdeSystem<N> for FmuOde<'_, '_, N> {
-    fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
+    fn rates(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
         let mut dx = SVector::<f64, N>::repeat(f64::NAN);
         let mut instance = self.instance.borrow_mut();
         let result = instance
@@ -616,13 +616,13 @@ impl<const N: usize> OdeSystem<N> for FmuOde<'_, '_, N> {
     }
 
     /// The Jacobian first, then the rates (the FMU is left at `x`).
-    fn rhs_and_jacobian_into(
+    fn rates_and_jacobian(
         &self,
         x: &SVector<f64, N>,
         j: &mut SMatrix<f64, N, N>,
     ) -> (SVector<f64, N>, bool) {
         let analytic = self.state_jacobian(x, j);
-        (self.rhs(x), analytic)
+        (self.rates(x), analytic)
     }
 
     fn nominal(&self) -> SVector<f64, N> {

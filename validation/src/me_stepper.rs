@@ -43,7 +43,7 @@ struct FmuSystem<'a, const N: usize> {
 }
 
 impl<const N: usize> OdeSystem<N> for FmuSystem<'_, N> {
-    fn rhs(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
+    fn rates(&self, x: &SVector<f64, N>) -> SVector<f64, N> {
         let mut dx = SVector::<f64, N>::repeat(f64::NAN);
         let mut slave = self.slave.borrow_mut();
         let result = slave

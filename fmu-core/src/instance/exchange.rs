@@ -7,11 +7,12 @@
 //! master's integrator locates the switch; nothing jumps at those events,
 //! so the event iteration has nothing to update.
 
-use super::{Column, Instance, Interface, Op, Phase};
-use crate::model::{Known, Model};
+use super::checks::state_name;
+use super::{Instance, Interface, Op, Phase};
+use crate::model::Model;
 use crate::status::{FmiResult, Status};
 use crate::table::Number;
-use nalgebra::{SMatrix, SVector};
+use nalgebra::SVector;
 
 /// What `newDiscreteStates` / `updateDiscreteStates` report: the circuits
 /// have no discrete states and no time events, so every flag is false.
@@ -97,7 +98,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 function,
                 &format!(
                     "state {} = {} is not finite; the states are unchanged",
-                    super::state_name::<M>(i),
+                    state_name::<M>(i),
                     Number(x[i])
                 ),
             );
@@ -119,7 +120,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 &format!(
                     "the derivative of state {} is {} at t = {} s (state {}); no values are \
                      returned",
-                    super::state_name::<M>(i),
+                    state_name::<M>(i),
                     Number(dx[i]),
                     self.time,
                     Number(self.x[i])
@@ -215,107 +216,5 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.check_exchange(function, Op::CompletedIntegratorStep)?;
         self.last_successful_time = self.time;
         Ok((false, false))
-    }
-
-    /// The Jacobian of the rates at the present state: the model's
-    /// analytic one, else central differences.
-    pub(super) fn rate_jacobian(&self) -> SMatrix<f64, NX, NX> {
-        let mut j = SMatrix::<f64, NX, NX>::zeros();
-        if self
-            .model
-            .rates_and_jacobian(&self.inputs, &self.x, &mut j)
-            .1
-        {
-            return j;
-        }
-        let nominal = self.model.nominal();
-        for c in 0..self.model.active_states().min(NX) {
-            let h = 1e-6 * self.x[c].abs().max(nominal[c].abs().max(1e-300));
-            let (mut xp, mut xm) = (self.x, self.x);
-            xp[c] += h;
-            xm[c] -= h;
-            let up = self.model.rates(&self.inputs, &xp);
-            let down = self.model.rates(&self.inputs, &xm);
-            j.set_column(c, &((up - down) / (2.0 * h)));
-        }
-        j
-    }
-
-    /// The derivatives kept for the present state and settable values
-    /// (inputs, parameters): emptied when either has changed since.
-    fn at_this_point(&self) -> std::cell::RefMut<'_, super::JacobianAt<NX>> {
-        let values = self.values.raw();
-        let cache = self.jacobian.borrow_mut();
-        std::cell::RefMut::map(cache, |cache| {
-            let stale = cache
-                .as_ref()
-                .is_none_or(|c| c.x != self.x || c.values != values);
-            if stale {
-                *cache = None;
-            }
-            cache.get_or_insert_with(|| super::JacobianAt {
-                x: self.x,
-                values: values.to_vec(),
-                j: None,
-                inputs: None,
-            })
-        })
-    }
-
-    /// [`Instance::rate_jacobian`], kept and reused while the state and
-    /// the settable values stay the same (a master that asks for the
-    /// Jacobian one column per call gets it from one evaluation).
-    fn cached_rate_jacobian(&self) -> SMatrix<f64, NX, NX> {
-        let mut at = self.at_this_point();
-        *at.j.get_or_insert_with(|| self.rate_jacobian())
-    }
-
-    /// Column `i` of the rates' analytic derivatives with respect to the
-    /// inputs, when the model has them ([`Model::rate_input_jacobian`]),
-    /// kept like the Jacobian.
-    fn analytic_input_column(&self, i: usize) -> Option<SVector<f64, NX>> {
-        let mut at = self.at_this_point();
-        at.inputs
-            .get_or_insert_with(|| {
-                let mut columns = vec![SVector::zeros(); self.layout.inputs];
-                self.model
-                    .rate_input_jacobian(&self.inputs, &self.x, &mut columns)
-                    .then_some(columns)
-            })
-            .as_ref()
-            .and_then(|c| c.get(i).copied())
-    }
-
-    /// The partial derivative of the rate of state `row` with respect to
-    /// `wrt`: from the Jacobian (evaluated once per call of the directional
-    /// derivative, kept in `jacobian`) for a state; for an input from the
-    /// model's analytic input derivatives, else by central differences (the
-    /// perturbed rates kept in `column` for the next row).
-    pub(super) fn rate_partial(
-        &self,
-        row: usize,
-        wrt: Known,
-        jacobian: &mut Option<SMatrix<f64, NX, NX>>,
-        column: &mut Column<M::Outputs, NX>,
-    ) -> f64 {
-        match wrt {
-            Known::State(c) => {
-                jacobian.get_or_insert_with(|| self.cached_rate_jacobian())[(row, c)]
-            }
-            Known::Input(i) => {
-                if let Some(c) = self.analytic_input_column(i) {
-                    return c[row];
-                }
-                let (h, up, down) = column.rates.get_or_insert_with(|| {
-                    let (h, (up_u, up_x), (down_u, down_x)) = self.perturbed(wrt);
-                    (
-                        h,
-                        self.model.rates(&up_u, &up_x),
-                        self.model.rates(&down_u, &down_x),
-                    )
-                });
-                (up[row] - down[row]) / (2.0 * *h)
-            }
-        }
     }
 }

@@ -255,14 +255,14 @@ fn rodas3(
     let per_output = count(OUTPUT, interval);
     let mut samples = Vec::with_capacity(count(stop, OUTPUT) + 1);
     samples.push(x);
-    let switches = ValveCylinder::event_indicators().len();
+    let event_indicator_count = ValveCylinder::event_indicators().len();
     let started = Instant::now();
     for k in 0..count(stop, interval) {
         u.U = input.at(0, k as f64 * interval);
         let system = WithInputs {
             model,
             inputs: &u,
-            switches,
+            event_indicator_count,
         };
         advance(
             &system,

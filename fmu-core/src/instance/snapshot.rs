@@ -1,11 +1,139 @@
-//! FMU state functions shared by FMI 2 and FMI 3: snapshots live in boxes
-//! handed to the master as opaque pointers, checked on every use.
+//! FMU state snapshots: a complete copy of an instance's state, taken and
+//! restored, and handed to the master as an opaque pointer.
 
+use super::layout::Values;
+use super::{Instance, Op};
 use crate::ffi::{slice_in, slice_out, write_out};
-use crate::instance::{Instance, Op, Snapshot};
 use crate::model::Model;
+use crate::solver::{Carried, SolverSettings, Stats};
 use crate::status::{FmiResult, Status};
+use crate::table::Role;
+use nalgebra::SVector;
 use std::ffi::c_void;
+
+/// Marks a live FMU state snapshot.
+pub(super) const SNAPSHOT_MAGIC: u64 = 0x534e_4150_5348_4f54; // "SNAPSHOT"
+
+/// A complete copy of an instance's state (FMU state). Plain data.
+#[derive(Clone)]
+#[repr(C)]
+pub struct Snapshot<M: Model<NX>, const NX: usize> {
+    pub(super) magic: u64,
+    pub(super) token_hash: u64,
+    pub(super) values: Values,
+    pub(super) inputs: M::Inputs,
+    pub(super) x: SVector<f64, NX>,
+    pub(super) time: f64,
+    pub(super) start_time: f64,
+    pub(super) stop_time: Option<f64>,
+    pub(super) settings: SolverSettings,
+    pub(super) carried: Carried<NX>,
+    pub(super) stats: Stats,
+    pub(super) last_successful_time: f64,
+    pub(super) model: M,
+}
+
+impl<M: Model<NX>, const NX: usize> Snapshot<M, NX> {
+    pub(crate) fn is_valid_for(&self, token_hash: u64) -> bool {
+        self.magic == SNAPSHOT_MAGIC && self.token_hash == token_hash
+    }
+
+    pub(crate) fn invalidate(&mut self) {
+        self.magic = 0;
+    }
+}
+
+impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
+    /// Takes a snapshot of the whole state (FMU state).
+    pub fn snapshot(&self) -> Snapshot<M, NX> {
+        Snapshot {
+            magic: SNAPSHOT_MAGIC,
+            token_hash: self.token_hash,
+            values: self.values.clone(),
+            inputs: self.inputs.clone(),
+            x: self.x,
+            time: self.time,
+            start_time: self.start_time,
+            stop_time: self.stop_time,
+            settings: self.settings,
+            carried: self.carried.clone(),
+            stats: self.stats,
+            last_successful_time: self.last_successful_time,
+            model: self.model.clone(),
+        }
+    }
+
+    /// Overwrites an existing snapshot in place (no new allocation of the box).
+    pub fn snapshot_into(&self, target: &mut Snapshot<M, NX>) {
+        *target = self.snapshot();
+    }
+
+    /// Token fingerprint snapshots must carry.
+    pub(crate) fn token_hash(&self) -> u64 {
+        self.token_hash
+    }
+
+    /// Refuses state values whose structural parameters differ from this
+    /// instance's: a state is a point of one structure (a hose of n
+    /// segments), and this instance keeps its structure.
+    pub(super) fn check_structure(&self, values: &Values) -> Result<(), String> {
+        for (slot, row) in self.rows.iter().enumerate() {
+            let structural = matches!(
+                row.role,
+                Role::Parameter {
+                    structural: true,
+                    ..
+                }
+            );
+            let (theirs, ours) = (values.raw()[slot], self.values.raw()[slot]);
+            if structural && theirs != ours {
+                return Err(format!(
+                    "it was taken with the structural parameter {name} = {theirs}, this \
+                     instance has {name} = {ours} (set {name} = {theirs} before \
+                     initialization to use it)",
+                    name = row.name
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Restores a snapshot taken from an instance of the same model and
+    /// structure.
+    pub fn restore(&mut self, function: &str, snap: &Snapshot<M, NX>) -> FmiResult {
+        self.check_phase(function, Op::FmuState)?;
+        if !snap.is_valid_for(self.token_hash) {
+            return self.fail(
+                Status::Error,
+                function,
+                "the FMU state is not a live state of this model",
+            );
+        }
+        if let Err(why) = self.check_structure(&snap.values) {
+            return self.fail(
+                Status::Error,
+                function,
+                &format!("the FMU state is refused, nothing changed: {why}"),
+            );
+        }
+        self.values = snap.values.clone();
+        self.inputs = snap.inputs.clone();
+        self.x = snap.x;
+        self.outputs = None;
+        self.time = snap.time;
+        self.start_time = snap.start_time;
+        self.stop_time = snap.stop_time;
+        self.settings = snap.settings;
+        self.carried = snap.carried.clone();
+        self.stats = snap.stats;
+        self.last_successful_time = snap.last_successful_time;
+        self.model = snap.model.clone();
+        Ok(())
+    }
+}
+
+// The FMU state functions shared by FMI 2 and FMI 3: snapshots live in
+// boxes handed to the master as opaque pointers, checked on every use.
 
 /// Turns an opaque FMU state pointer back into a snapshot of this model.
 fn snapshot_ref<'a, M: Model<N>, const N: usize>(

@@ -1,0 +1,188 @@
+//! Where every value a master can set sits: the flat value slots (inputs,
+//! outputs, parameters, solver parameters), what a value reference names,
+//! and the one decoder of the slots into the model's typed inputs and
+//! parameters and the solver settings.
+
+use crate::description::{
+    VR_DERIVATIVE_BASE, VR_EVENT_BASE, VR_SOLVER_BASE, VR_STATE_BASE, VR_STATS_BASE, VR_TIME,
+};
+use crate::model::Model;
+use crate::solver::SolverSettings;
+use crate::solver_params::{SolverParams, solver_rows};
+use crate::table::{OutputRecord, Record, Row, Table};
+
+/// The stored values of the variables a master can set (inputs,
+/// parameters, solver settings), in the table's SI units, Booleans as 0/1:
+/// plain `f64` data, easy to snapshot and serialize. Slot `vr - 1` holds
+/// the model's own variable `vr`; the solver parameters follow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Values {
+    data: Vec<f64>,
+}
+
+impl Values {
+    /// Builds from raw data (start values, deserialization).
+    pub fn from_raw(data: Vec<f64>) -> Self {
+        Values { data }
+    }
+
+    /// The raw data.
+    pub fn raw(&self) -> &[f64] {
+        &self.data
+    }
+
+    /// The raw data, writable.
+    pub fn raw_mut(&mut self) -> &mut [f64] {
+        &mut self.data
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+}
+
+/// Where the settable values sit: the model's rows (inputs, outputs,
+/// parameters, in value-reference order 1..) then the solver parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Layout {
+    /// The number of inputs (slots `0..inputs`).
+    pub(super) inputs: usize,
+    /// The number of outputs (their slots follow the inputs', unused).
+    pub(super) outputs: usize,
+    /// The number of the model's rows (inputs, outputs, parameters).
+    pub(super) model_rows: usize,
+    /// The number of solver parameters (their slots follow the model's).
+    pub(super) solver_rows: usize,
+    /// The slot of `rtol`, which a master's tolerance also sets.
+    pub(super) rtol: usize,
+    /// The number of continuous states.
+    pub(super) states: usize,
+    /// The number of event indicators.
+    pub(super) events: usize,
+}
+
+/// What a value reference names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Slot {
+    /// The independent variable.
+    Time,
+    /// Input `i` (value slot `i`).
+    Input(usize),
+    /// Output `i`.
+    Output(usize),
+    /// A model parameter in value slot `s`.
+    Parameter(usize),
+    /// A solver parameter in value slot `s`.
+    Solver(usize),
+    /// A read-only solver statistic.
+    Statistic,
+    /// Continuous state `i` that no output shows (Model Exchange).
+    State(usize),
+    /// The derivative of continuous state `i` (Model Exchange).
+    Derivative(usize),
+    /// Event indicator `k` (Model Exchange).
+    EventIndicator(usize),
+}
+
+impl Layout {
+    /// The layout of model `M`.
+    pub(super) fn of<M: Model<NX>, const NX: usize>() -> Self {
+        let model_rows = M::rows().len();
+        Layout {
+            inputs: <M::Inputs as Record>::LEN,
+            outputs: <M::Outputs as OutputRecord>::LEN,
+            model_rows,
+            solver_rows: <SolverParams as Record>::LEN,
+            rtol: model_rows
+                + solver_rows()
+                    .iter()
+                    .position(|r| r.name == "rtol")
+                    .unwrap_or(0),
+            states: M::STATES,
+            events: M::event_indicators().len(),
+        }
+    }
+
+    /// What the value reference `vr` names: the one decoder of value
+    /// references; `None` for one the model does not have.
+    pub(super) fn slot(&self, vr: u32) -> Option<Slot> {
+        let v = vr as usize;
+        Some(if vr == VR_TIME {
+            Slot::Time
+        } else if v <= self.inputs {
+            Slot::Input(v - 1)
+        } else if v <= self.inputs + self.outputs {
+            Slot::Output(v - 1 - self.inputs)
+        } else if v <= self.model_rows {
+            Slot::Parameter(v - 1)
+        } else if (VR_SOLVER_BASE..VR_SOLVER_BASE + self.solver_rows as u32).contains(&vr) {
+            Slot::Solver(self.model_rows + (vr - VR_SOLVER_BASE) as usize)
+        } else if (VR_STATS_BASE..VR_STATS_BASE + 4).contains(&vr) {
+            Slot::Statistic
+        } else if (VR_STATE_BASE..VR_STATE_BASE + self.states as u32).contains(&vr) {
+            Slot::State((vr - VR_STATE_BASE) as usize)
+        } else if (VR_DERIVATIVE_BASE..VR_DERIVATIVE_BASE + self.states as u32).contains(&vr) {
+            Slot::Derivative((vr - VR_DERIVATIVE_BASE) as usize)
+        } else if (VR_EVENT_BASE..VR_EVENT_BASE + self.events as u32).contains(&vr) {
+            Slot::EventIndicator((vr - VR_EVENT_BASE) as usize)
+        } else {
+            return None;
+        })
+    }
+
+    /// The slots of the model's parameters.
+    pub(super) fn params(&self) -> std::ops::Range<usize> {
+        self.inputs + self.outputs..self.model_rows
+    }
+
+    /// The slots of the solver parameters.
+    pub(super) fn solver(&self) -> std::ops::Range<usize> {
+        self.model_rows..self.model_rows + self.solver_rows
+    }
+
+    /// The one decoder of the flat value slots: the typed inputs,
+    /// parameters and solver settings that `values` hold.
+    pub(super) fn decode<M: Model<NX>, const NX: usize>(&self, values: &Values) -> Decoded<M, NX> {
+        let raw = values.raw();
+        Decoded {
+            inputs: self.inputs_of::<M, NX>(raw),
+            params: M::Params::from_values(&raw[self.params()]),
+            settings: SolverParams::from_values(&raw[self.solver()]).settings(),
+        }
+    }
+
+    /// The inputs alone, from `values` (all slots or the inputs' only):
+    /// the part of [`Layout::decode`] that a master changes at every
+    /// communication point, decoded without the rest.
+    pub(super) fn inputs_of<M: Model<NX>, const NX: usize>(&self, values: &[f64]) -> M::Inputs {
+        M::Inputs::from_values(&values[..self.inputs])
+    }
+}
+
+/// The typed values the flat value slots hold ([`Layout::decode`]).
+pub(super) struct Decoded<M: Model<NX>, const NX: usize> {
+    /// The model's inputs.
+    pub(super) inputs: M::Inputs,
+    /// The model's parameters, which configure it.
+    pub(super) params: M::Params,
+    /// The integrator's settings.
+    pub(super) settings: SolverSettings,
+}
+
+/// The table rows of the value slots: the model's rows, then the solver's.
+pub(super) fn slot_rows<M: Table>() -> Vec<Row> {
+    let mut rows = M::rows();
+    rows.extend(solver_rows());
+    rows
+}
+
+/// The start values of the value slots.
+pub(super) fn start_values(rows: &[Row]) -> Values {
+    Values::from_raw(rows.iter().map(|r| r.start).collect())
+}
