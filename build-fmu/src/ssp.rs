@@ -40,6 +40,10 @@ pub struct Setup {
     pub step: f64,
 }
 
+/// The XML namespace of OMSimulator's SSP annotations.
+const OMS_NAMESPACE: &str =
+    "https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd";
+
 /// The set-ups build-fmu writes.
 pub const SETUPS: [Setup; 2] = [
     Setup {
@@ -124,6 +128,19 @@ pub fn write(setup: &Setup, fmi2_dir: &Path, out: &Path) -> Result<PathBuf> {
             .with_context(|| format!("{}: no component '{instance}'", setup.name))?;
         md.variable_by_name(var)
             .with_context(|| format!("{}: {model} has no variable '{var}'", setup.name))
+    };
+    // The tolerance the components run at by default (the same in all).
+    let tolerances: BTreeSet<String> = fmus
+        .iter()
+        .filter_map(|(.., md)| md.default_experiment.as_ref()?.tolerance)
+        .map(|t| format!("{t:?}"))
+        .collect();
+    let tolerance = match tolerances.len() {
+        1 => tolerances.into_iter().next().unwrap_or_default(),
+        _ => bail!(
+            "{}: the components' default tolerances differ or are missing: {tolerances:?}",
+            setup.name
+        ),
     };
     // Connections must join an output to an input of the same unit.
     for (a, out_var, b, in_var) in setup.connections {
@@ -240,6 +257,20 @@ pub fn write(setup: &Setup, fmi2_dir: &Path, out: &Path) -> Result<PathBuf> {
         )?;
     }
     writeln!(ssd, "    </ssd:Connections>")?;
+    // OpenModelica's OMSimulator runs a system from its command line only
+    // when the system names its master algorithm in OMSimulator's own
+    // annotation: a fixed-step master at the project's communication step,
+    // with the tolerance the FMUs default to (OMSimulator passes its
+    // tolerance on to them). Other importers skip the annotation.
+    writeln!(ssd, "    <ssd:Annotations>")?;
+    writeln!(
+        ssd,
+        "      <ssc:Annotation type=\"org.openmodelica\"><oms:Annotations xmlns:oms=\"{OMS_NAMESPACE}\">\
+         <oms:SimulationInformation><oms:FixedStepMaster description=\"oms-ma\" stepSize=\"{:?}\" \
+         relativeTolerance=\"{}\"/></oms:SimulationInformation></oms:Annotations></ssc:Annotation>",
+        setup.step, tolerance
+    )?;
+    writeln!(ssd, "    </ssd:Annotations>")?;
     writeln!(ssd, "  </ssd:System>")?;
     writeln!(ssd, "  <ssd:Units>")?;
     for name in &units {

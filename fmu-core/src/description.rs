@@ -1,7 +1,17 @@
 //! The model description fmu-core assembles around a circuit's table: the
-//! value references it adds (time, solver parameters and statistics, Model
-//! Exchange states, derivatives and event indicators), the log categories,
-//! and every FMI-wide field.
+//! variables it adds (time, solver parameters and statistics, Model
+//! Exchange states, derivatives and event indicators), their value
+//! references, the log categories, and every FMI-wide field.
+//!
+//! **Value references are positions.** The variable at the 1-based
+//! position `p` of `ModelVariables` has value reference `p`, in both FMI
+//! versions, so a master that reads a reference attribute (FMI 3
+//! `derivative`) as a position, as some do, finds the same variable as one
+//! that reads it as a value reference. The order, fixed by [`entries`]:
+//! the circuit's table (inputs, outputs, parameters: `1..`), the solver
+//! parameters, the solver statistics, a local variable for every
+//! continuous state that no output shows, the state derivatives, the event
+//! indicators, and last the independent variable `time`.
 
 use crate::model::Model;
 use crate::solver::{SolverSettings, Stats};
@@ -12,26 +22,63 @@ use model_description::{
     Variable,
 };
 
-/// Value reference of the independent variable `time`, added by fmu-core.
-pub const VR_TIME: u32 = 0;
-/// First value reference of the solver parameters fmu-core adds to every
-/// model (`solver`, `rtol`, `atol`, `max_substeps`, `explicit_step`,
-/// `fixed_substeps`, in this order).
-pub const VR_SOLVER_BASE: u32 = 100_000;
-/// First value reference of the read-only solver statistics
-/// (`solver_rhs_evals`, `solver_jacobian_evals`, `solver_steps`,
-/// `solver_rejected`).
-pub const VR_STATS_BASE: u32 = VR_SOLVER_BASE + 10;
-/// First value reference of the continuous states that no output shows
-/// (Model Exchange; state `i` is `VR_STATE_BASE + i`).
-pub const VR_STATE_BASE: u32 = 200_000;
-/// First value reference of the state derivatives (Model Exchange;
-/// `der` of state `i` is `VR_DERIVATIVE_BASE + i`).
-pub const VR_DERIVATIVE_BASE: u32 = 300_000;
-/// First value reference of the event indicators (Model Exchange;
-/// indicator `k` is `VR_EVENT_BASE + k`).
-pub const VR_EVENT_BASE: u32 = 400_000;
+/// What the variable at each position of `ModelVariables` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// Row `i` of the circuit's table.
+    Row(usize),
+    /// Solver parameter `i` (`solver`, `rtol`, `atol`, `max_substeps`,
+    /// `explicit_step`, `fixed_substeps`, in this order).
+    Solver(usize),
+    /// Read-only solver statistic `i` (`solver_rhs_evals`,
+    /// `solver_jacobian_evals`, `solver_steps`, `solver_rejected`).
+    Statistic(usize),
+    /// The local variable of continuous state `i`, which no output shows
+    /// (Model Exchange).
+    State(usize),
+    /// The time derivative of continuous state `i` (Model Exchange).
+    Derivative(usize),
+    /// Event indicator `k` (Model Exchange).
+    EventIndicator(usize),
+    /// The independent variable `time`.
+    Time,
+}
 
+/// The variables of model `M` in `ModelVariables` order; the value
+/// reference of entry `i` is `i + 1`.
+pub fn entries<M: Model<N>, const N: usize>() -> Vec<Entry> {
+    let rows = M::rows();
+    let shown = shown_states::<M>();
+    let mut e: Vec<Entry> = (0..rows.len()).map(Entry::Row).collect();
+    e.extend((0..solver_rows().len()).map(Entry::Solver));
+    e.extend((0..STATISTICS.len()).map(Entry::Statistic));
+    e.extend(
+        (0..M::STATES)
+            .filter(|&i| shown[i].is_none())
+            .map(Entry::State),
+    );
+    e.extend((0..M::STATES).map(Entry::Derivative));
+    e.extend((0..M::event_indicators().len()).map(Entry::EventIndicator));
+    e.push(Entry::Time);
+    e
+}
+
+/// For each continuous state, the table row of the output that shows it.
+fn shown_states<M: Table>() -> Vec<Option<usize>> {
+    let rows = M::rows();
+    (0..M::STATES)
+        .map(|i| {
+            rows.iter().position(
+                |r| matches!(r.role, table::Role::Output { state: Some(s), .. } if s == i),
+            )
+        })
+        .collect()
+}
+
+/// The value reference of the entry at index `i` of [`entries`].
+fn vr_at(i: usize) -> u32 {
+    u32::try_from(i + 1).expect("fewer than 2^32 variables")
+}
 /// The log categories every FMU declares.
 pub fn log_categories() -> Vec<LogCategory> {
     crate::logging::Category::ALL
@@ -56,15 +103,14 @@ const STATISTICS: [(&str, &str); 4] = [
     ("solver_rejected", "Rejected integrator substeps so far"),
 ];
 
-/// The value of a solver statistic by value reference.
-pub(crate) fn statistic(stats: &Stats, vr: u32) -> Option<f64> {
-    Some(match vr.checked_sub(VR_STATS_BASE)? {
+/// The value of solver statistic `i` ([`Entry::Statistic`]).
+pub(crate) fn statistic(stats: &Stats, i: usize) -> f64 {
+    match i {
         0 => stats.rhs_evals as f64,
         1 => stats.jacobian_evals as f64,
         2 => stats.accepted as f64,
-        3 => stats.rejected as f64,
-        _ => return None,
-    })
+        _ => stats.rejected as f64,
+    }
 }
 
 /// Checks what the compiler cannot: the table's rows (see
@@ -94,38 +140,77 @@ pub fn check_model_table<M: Table>() -> Result<(), String> {
 }
 
 /// The complete description of model `M` (unchecked; see
-/// [`crate::checked_description`]): `time` (value reference 0), the
-/// circuit's table (1..), the solver parameters and statistics, the Model
-/// Exchange states, derivatives and event indicators, the terminals, and
-/// every FMI-wide field: name and identifier, generation tool, default
+/// [`crate::checked_description`]): its variables in the order of
+/// [`entries`], each with its position as value reference, the terminals,
+/// and every FMI-wide field: name and identifier, generation tool, default
 /// experiment, log categories, capability flags, documentation.
 pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
-    let mut desc = table_description::<M>();
-    add_event_indicators::<M, N>(&mut desc);
-    desc.terminals = M::terminals();
-    desc
-}
-
-/// The part of the description the table gives (everything but the event
-/// indicators and terminals).
-pub(crate) fn table_description<M: Table>() -> ModelDescription {
+    let entries = entries::<M, N>();
+    let rows = M::rows();
+    let solver = solver_rows();
+    let indicators = M::event_indicators();
+    let mut nominal = vec![1.0; M::STATES];
+    M::state_nominal(&mut nominal);
+    let state_vrs = state_value_references::<M, N>();
+    let state_name = |i: usize| match entries.iter().position(|&e| e == Entry::State(i)) {
+        Some(_) => state_variable_name::<M>(i),
+        None => rows[shown_states::<M>()[i].expect("a shown state")]
+            .name
+            .to_owned(),
+    };
+    // Table rows refer to the inputs they depend on by value reference.
+    let row_vr = |i: usize| {
+        vr_at(
+            entries
+                .iter()
+                .position(|&e| e == Entry::Row(i))
+                .expect("every row is an entry"),
+        )
+    };
+    let input_vr = |name: &str| {
+        rows.iter()
+            .position(|r| r.role == table::Role::Input && r.name == name)
+            .map(row_vr)
+    };
+    let mut event_indicators = Vec::new();
+    let variables = entries
+        .iter()
+        .enumerate()
+        .map(|(p, &entry)| {
+            let vr = vr_at(p);
+            match entry {
+                Entry::Row(i) => rows[i].variable(vr, input_vr),
+                Entry::Solver(i) => solver[i].variable(vr, |_| None),
+                Entry::Statistic(i) => {
+                    let (name, what) = STATISTICS[i];
+                    let mut v = Variable::real(name, vr).unit("1", None).describe(what);
+                    v.variability = Variability::Discrete;
+                    v
+                }
+                Entry::State(i) => Variable::real(&state_variable_name::<M>(i), vr)
+                    .nominal(nominal[i])
+                    .describe(&format!("Continuous state {} (Model Exchange)", i + 1)),
+                Entry::Derivative(i) => {
+                    let name = state_name(i);
+                    Variable::real(&format!("der({name})"), vr)
+                        .derivative_of(state_vrs[i])
+                        .describe(&format!("Time derivative of {name}"))
+                }
+                Entry::EventIndicator(k) => {
+                    event_indicators.push(vr);
+                    Variable::real(&format!("event_{}", indicators[k].name), vr).describe(&format!(
+                        "Event indicator (Model Exchange): {}",
+                        indicators[k].description
+                    ))
+                }
+                Entry::Time => Variable::real("time", vr)
+                    .independent()
+                    .unit("s", None)
+                    .describe("Simulation time"),
+            }
+        })
+        .collect();
     let info = M::INFO;
-    let mut variables = vec![
-        Variable::real("time", VR_TIME)
-            .independent()
-            .unit("s", None)
-            .describe("Simulation time"),
-    ];
-    variables.extend(table::variables(&M::rows(), 1));
-    variables.extend(table::variables(&solver_rows(), VR_SOLVER_BASE));
-    for (i, (name, what)) in STATISTICS.iter().enumerate() {
-        let mut v = Variable::real(name, VR_STATS_BASE + i as u32)
-            .unit("1", None)
-            .describe(what);
-        v.variability = Variability::Discrete;
-        variables.push(v);
-    }
-    variables.extend(state_variables::<M>());
     let version = env!("CARGO_PKG_VERSION");
     ModelDescription {
         model_name: info.name.into(),
@@ -145,38 +230,26 @@ pub(crate) fn table_description<M: Table>() -> ModelDescription {
         documentation: Documentation {
             page_markdown: info.documentation.into(),
         },
-        terminals: Vec::new(),
+        terminals: M::terminals(),
         model_exchange: true,
-        event_indicators: Vec::new(),
-    }
-}
-
-/// Adds the event indicators of `M` to its description: a local variable
-/// `event_<name>` each (`VR_EVENT_BASE + k`), listed in order.
-fn add_event_indicators<M: Model<N>, const N: usize>(desc: &mut ModelDescription) {
-    for (k, e) in M::event_indicators().iter().enumerate() {
-        let vr = VR_EVENT_BASE + k as u32;
-        desc.variables.push(
-            Variable::real(&format!("event_{}", e.name), vr).describe(&format!(
-                "Event indicator (Model Exchange): {}",
-                e.description
-            )),
-        );
-        desc.event_indicators.push(vr);
+        event_indicators,
     }
 }
 
 /// The value reference of each continuous state: the output that shows
-/// it, else its own local variable (`VR_STATE_BASE + i`).
-pub fn state_value_references<M: Table>() -> Vec<u32> {
-    let rows = M::rows();
+/// it, else its own local variable.
+pub fn state_value_references<M: Model<N>, const N: usize>() -> Vec<u32> {
+    let entries = entries::<M, N>();
+    let shown = shown_states::<M>();
     (0..M::STATES)
         .map(|i| {
-            rows.iter()
-                .position(
-                    |r| matches!(r.role, table::Role::Output { state: Some(s), .. } if s == i),
-                )
-                .map_or(VR_STATE_BASE + i as u32, |p| p as u32 + 1)
+            let entry = shown[i].map_or(Entry::State(i), Entry::Row);
+            vr_at(
+                entries
+                    .iter()
+                    .position(|&e| e == entry)
+                    .expect("every state has a variable"),
+            )
         })
         .collect()
 }
@@ -189,35 +262,4 @@ pub fn state_variable_name<M: Table>(i: usize) -> String {
         Some(n) => format!("state_{n}"),
         None => format!("state_{}", i + 1),
     }
-}
-
-/// The Model Exchange variables: a local for every state no output shows,
-/// and `der(...)` for every state.
-fn state_variables<M: Table>() -> Vec<Variable> {
-    let vrs = state_value_references::<M>();
-    let rows = M::rows();
-    let mut nominal = vec![1.0; M::STATES];
-    M::state_nominal(&mut nominal);
-    let mut locals = Vec::new();
-    let mut derivatives = Vec::new();
-    for (i, &vr) in vrs.iter().enumerate() {
-        let name = if vr >= VR_STATE_BASE {
-            let name = state_variable_name::<M>(i);
-            locals.push(
-                Variable::real(&name, vr)
-                    .nominal(nominal[i])
-                    .describe(&format!("Continuous state {} (Model Exchange)", i + 1)),
-            );
-            name
-        } else {
-            rows[vr as usize - 1].name.to_owned()
-        };
-        derivatives.push(
-            Variable::real(&format!("der({name})"), VR_DERIVATIVE_BASE + i as u32)
-                .derivative_of(vr)
-                .describe(&format!("Time derivative of {name}")),
-        );
-    }
-    locals.extend(derivatives);
-    locals
 }

@@ -235,6 +235,32 @@ fn bad_step_arguments_keep_the_time() {
 }
 
 #[test]
+fn the_masters_tolerance_is_the_rtol_and_the_log_says_so() {
+    // Logging on (instantiated with loggingOn = 1): the events category
+    // says which rtol the integrator runs at.
+    let f = Fmi2::new();
+    // SAFETY: live instance.
+    unsafe {
+        assert_eq!(oc::fmi2SetupExperiment(f.c, 1, 1e-4, 0.0, 0, 0.0), OK);
+    }
+    assert!(
+        f.log
+            .saw("the master's tolerance 0.0001 sets the parameter rtol to 0.0001")
+    );
+    // SAFETY: live instance.
+    unsafe {
+        assert_eq!(oc::fmi2EnterInitializationMode(f.c), OK);
+        assert_eq!(oc::fmi2ExitInitializationMode(f.c), OK);
+    }
+    assert_eq!(f.get(vr("rtol")), 1e-4);
+    assert!(f.log.saw("at rtol = 0.0001"));
+    // Without a tolerance from the master the parameter stays.
+    let g = Fmi2::initialized();
+    assert!(g.log.saw("at rtol = 0.000001"));
+    assert!(!g.log.saw("the master's tolerance"));
+}
+
+#[test]
 fn stop_time_is_enforced() {
     let f = Fmi2::new();
     // SAFETY: live instance.
@@ -288,7 +314,7 @@ fn solver_failure_discards_and_keeps_the_last_good_state() {
     let (s, last) = g.step(1e-3, 1.0);
     assert_eq!(s, DISCARD);
     assert_eq!(last, 1e-3);
-    assert_eq!(g.get(0), 1e-3);
+    assert_eq!(g.get(vr("time")), 1e-3);
 }
 
 #[test]

@@ -48,25 +48,10 @@ fn restore3(f: &Fmi3, bytes: &[u8]) -> i32 {
 }
 
 /// The 28-byte header, then one f64 per value slot: the table's rows in
-/// value-reference order (inputs, outputs, parameters), then the solver's.
+/// value-reference order (inputs, outputs, parameters), then the solver's,
+/// whose value references follow the table's.
 fn slot_offset(vr: u32) -> usize {
-    let slot = if vr >= fmu_core::description::VR_SOLVER_BASE {
-        let model_rows = vr_of_last_model_row() as usize;
-        model_rows + (vr - fmu_core::description::VR_SOLVER_BASE) as usize
-    } else {
-        vr as usize - 1
-    };
-    28 + 8 * slot
-}
-
-fn vr_of_last_model_row() -> u32 {
-    fmu_core::full_description::<oc::Relaxation, { oc::NX }>()
-        .variables
-        .iter()
-        .map(|v| v.value_reference)
-        .filter(|&v| v > 0 && v < fmu_core::description::VR_SOLVER_BASE)
-        .max()
-        .unwrap_or(0)
+    28 + 8 * (vr as usize - 1)
 }
 
 /// `bytes` with the f64 at `offset` replaced and the checksum recomputed:
@@ -129,9 +114,10 @@ fn forged_states_with_a_valid_checksum_are_checked_like_setters() {
         assert_eq!(outputs3(&f), before, "a refused state changed the instance");
     }
     // A non-finite state value.
-    // (past the last model row and the solver parameters)
-    let x_at = slot_offset(vr_of_last_model_row())
-        + 8 * (1 + fmu_core::solver_params::solver_rows().len());
+    // (past the model's rows and the solver parameters: the slot after
+    // the last solver parameter's)
+    let last_solver = fmu_core::solver_params::solver_rows().last().unwrap().name;
+    let x_at = slot_offset(vr(last_solver)) + 8;
     assert_eq!(restore3(&f, &forged(&bytes, x_at, f64::INFINITY)), ERROR);
     assert!(f.log.saw("non-finite numbers in the state vector"));
 }

@@ -54,6 +54,32 @@ def test_ssd_is_valid_and_complete(ssp: Path):
         assert f'<ssc:Unit name="{unit}">' in text, unit
 
 
+@pytest.mark.parametrize("ssp", [VALVE, FOUR_BAR], ids=["valve", "four-bar"])
+def test_the_system_names_omsimulators_master_at_the_files_step(ssp: Path):
+    """OMSimulator's command line runs a system only when the system's own
+    annotation names its master: a fixed-step master at the communication
+    step that the project's annotation gives, and the FMUs' tolerance."""
+    import xml.etree.ElementTree as ET
+
+    with zipfile.ZipFile(require(ssp)) as zf:
+        root = ET.fromstring(zf.read("SystemStructure.ssd"))
+        fmu = zipfile.ZipFile(zf.open(f"resources/{ssp.stem.split('_')[0]}.fmu"))
+        md = ET.fromstring(fmu.read("modelDescription.xml"))
+    ns = {"ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
+          "ssc": "http://ssp-standard.org/SSP1/SystemStructureCommon",
+          "oms": "https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd",
+          "fluidfmu": "urn:fluidfmu:ssp"}
+    system = root.find("ssd:System", ns)
+    masters = system.findall(
+        "ssd:Annotations/ssc:Annotation[@type='org.openmodelica']/oms:Annotations/"
+        "oms:SimulationInformation/oms:FixedStepMaster", ns)
+    assert len(masters) == 1, "one OMSimulator master annotation on the system"
+    step = root.find("ssd:DefaultExperiment/ssd:Annotations/ssc:Annotation/fluidfmu:CommunicationStep", ns)
+    assert float(masters[0].get("stepSize")) == float(step.get("value"))
+    tolerance = float(md.find("DefaultExperiment").get("tolerance"))
+    assert float(masters[0].get("relativeTolerance")) == tolerance
+
+
 class Cosim:
     """libcosim on an SSP archive at a fixed step, with an override
     manipulator for the command and a last-value observer."""

@@ -18,13 +18,15 @@ fn table_follows_core_conventions_and_validates() {
     let desc = fmu_core::checked_description::<LiftActuator, NX>().unwrap();
     let names: Vec<&str> = desc.variables.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(
-        &names[..11],
+        &names[..10],
         &[
-            "time", "u", "F_ext", "x_p", "v_p", "p_A", "p_B", "Q_A", "Q_B", "x_v", "F_f"
+            "u", "F_ext", "x_p", "v_p", "p_A", "p_B", "Q_A", "Q_B", "x_v", "F_f"
         ]
     );
     // The valve group comes first.
-    assert_eq!(names[11], "p_S");
+    assert_eq!(names[10], "p_S");
+    // fmu-core's variables follow; time is the last.
+    assert_eq!(names.last(), Some(&"time"));
 }
 
 #[test]

@@ -19,7 +19,7 @@ fn table_follows_core_conventions_and_validates() {
     let names: Vec<&str> = desc.variables.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(
         &names[..8],
-        &["time", "ps", "pt", "p1", "p2", "Q1", "Q2", "Q3"]
+        &["ps", "pt", "p1", "p2", "Q1", "Q2", "Q3", "Cd"]
     );
     assert_eq!(desc.variable_by_name("Cd").unwrap().value_reference, 8);
     assert_eq!(

@@ -18,14 +18,14 @@ fn table_follows_core_conventions_and_validates() {
     let desc = fmu_core::checked_description::<ValveCylinder, NX>().unwrap();
     let names: Vec<&str> = desc.variables.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(
-        &names[..14],
+        &names[..13],
         &[
-            "time", "U", "x", "v", "p1", "p2", "pv", "Qv", "Q1", "Q2", "Q3", "F_mu", "Us", "QT"
+            "U", "x", "v", "p1", "p2", "pv", "Qv", "Q1", "Q2", "Q3", "F_mu", "Us", "QT"
         ]
     );
     // The hydraulic group, then the carriage group.
-    assert_eq!(names[14], "ps");
-    assert_eq!(names[14 + 33], "m");
+    assert_eq!(names[13], "ps");
+    assert_eq!(names[13 + 33], "m");
 }
 
 #[test]

@@ -3,9 +3,7 @@
 //! and the one decoder of the slots into the model's typed inputs and
 //! parameters and the solver settings.
 
-use crate::description::{
-    VR_DERIVATIVE_BASE, VR_EVENT_BASE, VR_SOLVER_BASE, VR_STATE_BASE, VR_STATS_BASE, VR_TIME,
-};
+use crate::description::{Entry, entries};
 use crate::model::Model;
 use crate::solver::SolverSettings;
 use crate::solver_params::{SolverParams, solver_rows};
@@ -48,8 +46,9 @@ impl Values {
 }
 
 /// Where the settable values sit: the model's rows (inputs, outputs,
-/// parameters, in value-reference order 1..) then the solver parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// parameters, in value-reference order 1..) then the solver parameters;
+/// and what every value reference names.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Layout {
     /// The number of inputs (slots `0..inputs`).
     pub(super) inputs: usize,
@@ -65,6 +64,9 @@ pub(super) struct Layout {
     pub(super) states: usize,
     /// The number of event indicators.
     pub(super) events: usize,
+    /// What value reference `vr` names is `slots[vr - 1]` (value
+    /// references are positions in `ModelVariables`).
+    slots: Vec<Slot>,
 }
 
 /// What a value reference names.
@@ -80,8 +82,8 @@ pub(super) enum Slot {
     Parameter(usize),
     /// A solver parameter in value slot `s`.
     Solver(usize),
-    /// A read-only solver statistic.
-    Statistic,
+    /// Read-only solver statistic `i`.
+    Statistic(usize),
     /// Continuous state `i` that no output shows (Model Exchange).
     State(usize),
     /// The derivative of continuous state `i` (Model Exchange).
@@ -94,9 +96,25 @@ impl Layout {
     /// The layout of model `M`.
     pub(super) fn of<M: Model<NX>, const NX: usize>() -> Self {
         let model_rows = M::rows().len();
+        let inputs = <M::Inputs as Record>::LEN;
+        let outputs = <M::Outputs as OutputRecord>::LEN;
+        let slots = entries::<M, NX>()
+            .into_iter()
+            .map(|e| match e {
+                Entry::Row(i) if i < inputs => Slot::Input(i),
+                Entry::Row(i) if i < inputs + outputs => Slot::Output(i - inputs),
+                Entry::Row(i) => Slot::Parameter(i),
+                Entry::Solver(i) => Slot::Solver(model_rows + i),
+                Entry::Statistic(i) => Slot::Statistic(i),
+                Entry::State(i) => Slot::State(i),
+                Entry::Derivative(i) => Slot::Derivative(i),
+                Entry::EventIndicator(k) => Slot::EventIndicator(k),
+                Entry::Time => Slot::Time,
+            })
+            .collect();
         Layout {
-            inputs: <M::Inputs as Record>::LEN,
-            outputs: <M::Outputs as OutputRecord>::LEN,
+            inputs,
+            outputs,
             model_rows,
             solver_rows: <SolverParams as Record>::LEN,
             rtol: model_rows
@@ -106,34 +124,14 @@ impl Layout {
                     .unwrap_or(0),
             states: M::STATES,
             events: M::event_indicators().len(),
+            slots,
         }
     }
 
     /// What the value reference `vr` names: the one decoder of value
     /// references; `None` for one the model does not have.
     pub(super) fn slot(&self, vr: u32) -> Option<Slot> {
-        let v = vr as usize;
-        Some(if vr == VR_TIME {
-            Slot::Time
-        } else if v <= self.inputs {
-            Slot::Input(v - 1)
-        } else if v <= self.inputs + self.outputs {
-            Slot::Output(v - 1 - self.inputs)
-        } else if v <= self.model_rows {
-            Slot::Parameter(v - 1)
-        } else if (VR_SOLVER_BASE..VR_SOLVER_BASE + self.solver_rows as u32).contains(&vr) {
-            Slot::Solver(self.model_rows + (vr - VR_SOLVER_BASE) as usize)
-        } else if (VR_STATS_BASE..VR_STATS_BASE + 4).contains(&vr) {
-            Slot::Statistic
-        } else if (VR_STATE_BASE..VR_STATE_BASE + self.states as u32).contains(&vr) {
-            Slot::State((vr - VR_STATE_BASE) as usize)
-        } else if (VR_DERIVATIVE_BASE..VR_DERIVATIVE_BASE + self.states as u32).contains(&vr) {
-            Slot::Derivative((vr - VR_DERIVATIVE_BASE) as usize)
-        } else if (VR_EVENT_BASE..VR_EVENT_BASE + self.events as u32).contains(&vr) {
-            Slot::EventIndicator((vr - VR_EVENT_BASE) as usize)
-        } else {
-            return None;
-        })
+        self.slots.get((vr as usize).checked_sub(1)?).copied()
     }
 
     /// The slots of the model's parameters.

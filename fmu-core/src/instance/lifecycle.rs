@@ -59,6 +59,18 @@ pub fn checked_description<M: Model<NX>, const NX: usize>() -> Result<ModelDescr
     check_model_table::<M>()?;
     let desc = full_description::<M, NX>();
     desc.validate().map_err(|e| e.to_string())?;
+    // Value references are positions (see `description`): the instance
+    // finds a variable by its reference without a search.
+    if let Some((p, v)) =
+        (desc.variables.iter().enumerate()).find(|(p, v)| v.value_reference as usize != p + 1)
+    {
+        return Err(format!(
+            "variable '{}' at position {} has value reference {}",
+            v.name,
+            p + 1,
+            v.value_reference
+        ));
+    }
     Ok(desc)
 }
 
@@ -93,13 +105,6 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 expected,
             });
         }
-        let mut lookup: Vec<(u32, usize)> = desc
-            .variables
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (v.value_reference, i))
-            .collect();
-        lookup.sort_unstable();
         let rows = slot_rows::<M>();
         let layout = Layout::of::<M, NX>();
         let values = start_values(&rows);
@@ -117,7 +122,6 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             phase: Phase::Instantiated,
             token_hash: fnv1a(expected.as_bytes()),
             desc,
-            lookup,
             rows,
             layout,
             resources,
@@ -222,8 +226,17 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                     &format!("{function}: tolerance {tol} used as rtol = {rtol} (rtol's range is [{lo}, {hi}])"),
                 );
             }
+            let before = self.values.raw()[self.layout.rtol];
             self.values.raw_mut()[self.layout.rtol] = rtol;
             self.settings.rtol = rtol;
+            self.logger.log(
+                Status::Ok,
+                Category::Events,
+                &format!(
+                    "{function}: the master's tolerance {tol} sets the parameter rtol to {rtol} \
+                     (was {before})"
+                ),
+            );
         }
         self.start_time = start_time;
         self.time = start_time;
@@ -284,9 +297,11 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             Interface::ModelExchange => Phase::EventMode,
         };
         self.event(&format!(
-            "initialized at t = {} s with solver {}",
+            "initialized at t = {} s with solver {} at rtol = {}, atol = {}",
             self.time,
-            self.settings.method.name()
+            self.settings.method.name(),
+            self.settings.rtol,
+            self.settings.atol
         ));
         Ok(())
     }

@@ -50,8 +50,6 @@ pub struct Instance<M: Model<NX>, const NX: usize> {
     phase: Phase,
     desc: ModelDescription,
     token_hash: u64,
-    /// (value reference, row of `desc.variables`), sorted by value reference.
-    lookup: Vec<(u32, usize)>,
     /// The table rows of the value slots (model rows, then solver rows):
     /// every value set or restored is checked against its row.
     rows: Vec<Row>,

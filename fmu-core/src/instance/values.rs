@@ -70,18 +70,12 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     /// The row of `desc.variables` of the value reference `vr`, if it
     /// exists.
     pub(super) fn row(&self, vr: u32) -> Option<usize> {
-        // The model's own references are dense from 0 (time): the entry at
-        // index vr is the one, without a search (a get or set at every
-        // communication point).
-        if let Some(&(v, row)) = self.lookup.get(vr as usize)
-            && v == vr
-        {
-            return Some(row);
-        }
-        self.lookup
-            .binary_search_by_key(&vr, |&(v, _)| v)
-            .ok()
-            .map(|i| self.lookup[i].1)
+        // Value references are positions in `ModelVariables`: the entry
+        // at index vr - 1 is the one, without a search (a get or set at
+        // every communication point).
+        (vr as usize)
+            .checked_sub(1)
+            .filter(|&row| row < self.desc.variables.len())
     }
 
     /// The row of the variable `vr`, which must exist and be of the type a
@@ -277,7 +271,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                         None => self.model.all_outputs(&self.inputs, &self.x),
                     })
                     .get(k),
-                Some(Slot::Statistic) => statistic(&self.stats, vr).unwrap_or(f64::NAN),
+                Some(Slot::Statistic(i)) => statistic(&self.stats, i),
                 Some(Slot::State(k)) => self.x[k],
                 Some(Slot::EventIndicator(k)) => {
                     let z = events.get_or_insert_with(|| {

@@ -241,7 +241,7 @@ impl Fmi2 {
     }
 
     pub fn time(&self) -> f64 {
-        self.get(0)
+        self.get(vr("time"))
     }
 }
 
