@@ -639,8 +639,8 @@ pub unsafe fn get_integer_status<M: Model<N>, const N: usize>(
     st(unsafe { with_instance::<M, N>(c, V, f, |i| status_query(i, f, s, -1)) })
 }
 
-/// `fmi2GetBooleanStatus`: `fmi2Terminated` (always false: the FMU never
-/// asks to stop).
+/// `fmi2GetBooleanStatus`: `fmi2Terminated`, true after a doStep that
+/// refused a step no retry can complete ([`Instance::terminated`]).
 pub unsafe fn get_boolean_status<M: Model<N>, const N: usize>(
     c: fmi2Component,
     s: fmi2StatusKind,
@@ -650,7 +650,7 @@ pub unsafe fn get_boolean_status<M: Model<N>, const N: usize>(
     st(unsafe {
         with_instance::<M, N>(c, V, f, |i| {
             status_query(i, f, s, FMI2_TERMINATED)?;
-            write_out(i, f, "value", value, 0)
+            write_out(i, f, "value", value, fmi2Boolean::from(i.terminated()))
         })
     })
 }

@@ -608,6 +608,7 @@ pub unsafe fn do_step<M: Model<N>, const N: usize>(
             write_out(i, f, "lastSuccessfulTime", lastSuccessfulTime, i.time())?;
             let result = i.do_step(f, currentCommunicationPoint, communicationStepSize);
             lastSuccessfulTime.write(i.last_successful_time());
+            terminateSimulation.write(u8::from(i.terminated()));
             result
         })
     })

@@ -19,12 +19,27 @@ use nalgebra::{SMatrix, SVector};
 /// equations switch (a valve edge opens, an end stop takes hold, a clamp
 /// holds or lets go), so that a master's integrator can locate the switch
 /// instead of stepping across it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// What a master reads (`getEventIndicators`, the variable `event_<name>`)
+/// is the switch function plus [`EventIndicator::offset`]: where a default
+/// start sits exactly on a switch (a mass resting on its stop, a closed
+/// spool at 0 V, equal chamber pressures), the plain function would be
+/// identically zero there, and integrators such as CVODE cannot tell on
+/// which side the state is (they warn "root functions identically 0" and
+/// skip that root). The offset, far below anything the circuit resolves,
+/// moves the located switch by that much and never leaves the indicator at
+/// exactly zero at such a start. The integrators inside doStep locate
+/// switches with the switch function itself (a start on a switch is no
+/// sign change there), so Co-Simulation is unchanged by it.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EventIndicator {
     /// Short name; the variable is `event_<name>`.
     pub name: &'static str,
     /// What its sign says, in domain terms.
     pub description: &'static str,
+    /// Added to the switch function in what a master reads, in the
+    /// indicator's unit (0 for none; see above).
+    pub offset: f64,
 }
 
 /// A state held inside `[lower, upper]` by its model (see

@@ -317,6 +317,61 @@ fn solver_failure_discards_and_keeps_the_last_good_state() {
     assert_eq!(g.get(vr("time")), 1e-3);
 }
 
+/// fmi2Terminated after the last doStep (3 = fmi2Terminated).
+fn fmi2_terminated(f: &Fmi2) -> i32 {
+    let mut value = 9;
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { oc::fmi2GetBooleanStatus(f.c, 3, &mut value) }, OK);
+    value
+}
+
+#[test]
+fn a_discard_that_a_retry_cannot_cure_reports_terminated() {
+    // max_substeps exceeded: a shorter step may succeed, so the first
+    // refusal is a plain Discard; the very same step again fails the same
+    // way (the integrator started afresh), so the second says terminated,
+    // and a master that retries unchanged (FMPy with FMI 2) stops.
+    let f = Fmi2::initialized();
+    let t = f.run(0.0, 1e-3, 5);
+    assert_eq!(fmi2_terminated(&f), 0);
+    assert_eq!(f.set_int(vr("max_substeps"), 2), OK);
+    assert_eq!(f.set(vr("rtol"), 1e-12), OK);
+    assert_eq!(f.step(t, 0.5), DISCARD);
+    assert_eq!(fmi2_terminated(&f), 0);
+    assert!(f.log.saw("retry with a shorter step"));
+    assert_eq!(f.step(t, 0.5), DISCARD);
+    assert_eq!(fmi2_terminated(&f), 1);
+    assert!(f.log.saw("failed again, as it would every time"));
+    // Another step (shorter) is a new try: plain Discard again, and a
+    // step the settings allow succeeds and clears the flag.
+    assert_eq!(f.step(t, 0.25), DISCARD);
+    assert_eq!(fmi2_terminated(&f), 0);
+    assert_eq!(f.set_int(vr("max_substeps"), 100_000), OK);
+    assert_eq!(f.step(t, 0.25), OK);
+    assert_eq!(fmi2_terminated(&f), 0);
+
+    // FMI 3: doStep's terminateSimulation says the same.
+    let g = Fmi3::initialized();
+    assert_eq!(g.step(0.0, 1e-3), (OK, 1e-3));
+    let vrs = [vr("max_substeps")];
+    let two = [2i32];
+    // SAFETY: arrays of length 1.
+    assert_eq!(
+        unsafe { oc::fmi3SetInt32(g.c, vrs.as_ptr(), 1, two.as_ptr(), 1) },
+        OK
+    );
+    let step = |h: f64| {
+        let (mut ev, mut term, mut early, mut last) = (9u8, 9u8, 9u8, f64::NAN);
+        // SAFETY: all out-pointers valid.
+        let s =
+            unsafe { oc::fmi3DoStep(g.c, 1e-3, h, 1, &mut ev, &mut term, &mut early, &mut last) };
+        (s, term, last)
+    };
+    assert_eq!(step(1.0), (DISCARD, 0, 1e-3));
+    assert_eq!(step(1.0), (DISCARD, 1, 1e-3));
+    assert_eq!(step(0.5), (DISCARD, 0, 1e-3));
+}
+
 #[test]
 fn undefined_rates_discard_the_step_and_keep_the_state() {
     // The rates are NaN beyond |y1| = limit: the integrator cannot pass

@@ -269,15 +269,24 @@ fn wrong_calls_are_refused_and_change_nothing() {
         assert_eq!(oc::fmi2GetContinuousStates(f.c, x.as_mut_ptr(), 2), OK);
     }
     assert_eq!(x, x0);
-    // Rates that are not finite (|y1| beyond `limit`) are an error, not NaNs.
+    // Rates that are not finite (|y1| beyond `limit`: outside the model's
+    // domain) are a Discard, not NaNs and not an Error: the master's
+    // integrator tries a smaller step, and the instance stays usable.
     let far = [2e6, 0.0];
-    let mut dx = [0.0; 2];
+    let mut dx = [7.0; 2];
     // SAFETY: as above.
     unsafe {
         assert_eq!(oc::fmi2SetContinuousStates(f.c, far.as_ptr(), 2), OK);
-        assert_eq!(oc::fmi2GetDerivatives(f.c, dx.as_mut_ptr(), 2), ERROR);
+        assert_eq!(oc::fmi2GetDerivatives(f.c, dx.as_mut_ptr(), 2), DISCARD);
+        assert_eq!(dx, [7.0; 2], "no values are returned with the Discard");
+        assert_eq!(oc::fmi2SetContinuousStates(f.c, x0.as_ptr(), 2), OK);
+        assert_eq!(oc::fmi2GetDerivatives(f.c, dx.as_mut_ptr(), 2), OK);
     }
-    assert!(f.log.saw("no values are returned"));
+    assert!(dx.iter().all(|v| v.is_finite()));
+    assert!(
+        f.log
+            .saw("outside what the model can evaluate; no values are returned")
+    );
 }
 
 #[test]

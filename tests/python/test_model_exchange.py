@@ -157,7 +157,7 @@ def test_event_indicators_agree_with_the_description_and_the_states(path):
     elements, FMI 2 numberOfEventIndicators of the same model), the values
     are finite and readable as variables, and where a circuit has end stops
     or valve edges their indicators are the distances to them (x to the
-    stops, Us to the deadband edges) of the model description."""
+    stops, plus 1 nm; Us to the deadband edges) of the model description."""
     import xml.etree.ElementTree as ET
     import zipfile
     from ctypes import c_size_t, byref
@@ -185,8 +185,9 @@ def test_event_indicators_agree_with_the_description_and_the_states(path):
         variable = {v.name: v for v in md.modelVariables}
         if "event_stop_upper" in by_name and "x" in variable and "Sc" in variable:
             x, sc = fmu.getFloat64([variable["x"].valueReference, variable["Sc"].valueReference])
-            assert by_name["event_stop_upper"] == pytest.approx(sc - x, abs=1e-15)
-            assert by_name["event_stop_lower"] == pytest.approx(x, abs=1e-15)
+            # (Each plus its 1 nm offset: never identically 0 at a start on a stop.)
+            assert by_name["event_stop_upper"] == pytest.approx(sc - x + 1e-9, abs=1e-15)
+            assert by_name["event_stop_lower"] == pytest.approx(x + 1e-9, abs=1e-15)
         if "event_edge_PA" in by_name and "Us" in variable and "Ud" in variable:
             us, ud = fmu.getFloat64([variable["Us"].valueReference, variable["Ud"].valueReference])
             assert by_name["event_edge_PA"] == pytest.approx(us - ud, abs=1e-15)

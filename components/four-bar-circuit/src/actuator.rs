@@ -94,7 +94,8 @@ impl Actuator {
     /// edges as the spool signal passes 0 V.
     pub const EVENT_INDICATORS: [fmu_core::EventIndicator; 1] = [fmu_core::EventIndicator {
         name: "spool_centre",
-        description: "U, V: zero where the valve switches from P-A/B-T to P-B/A-T",
+        description: "U + 1e-9 V: zero where the valve switches from P-A/B-T to P-B/A-T (the offset keeps it from being identically 0 at the start at 0 V)",
+        offset: 1e-9,
     }];
 
     /// The values of [`Actuator::EVENT_INDICATORS`] at hydraulic state

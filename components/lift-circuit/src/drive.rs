@@ -76,18 +76,22 @@ impl LiftDrive {
         fmu_core::EventIndicator {
             name: "edge_PA",
             description: "opening of the P-A edge before the cut at zero, m of spool travel (L3)",
+            offset: 0.0,
         },
         fmu_core::EventIndicator {
             name: "edge_PB",
             description: "opening of the P-B edge before the cut at zero, m of spool travel (L3)",
+            offset: 0.0,
         },
         fmu_core::EventIndicator {
             name: "edge_AT",
             description: "opening of the A-T edge before the cut at zero, m of spool travel (L3)",
+            offset: 0.0,
         },
         fmu_core::EventIndicator {
             name: "edge_BT",
             description: "opening of the B-T edge before the cut at zero, m of spool travel (L3)",
+            offset: 0.0,
         },
     ];
 

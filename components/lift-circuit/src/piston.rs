@@ -60,11 +60,13 @@ impl Piston {
     pub const EVENT_INDICATORS: [fmu_core::EventIndicator; 2] = [
         fmu_core::EventIndicator {
             name: "stop_lower",
-            description: "x_p - 0, m: zero where the piston reaches the retracted end stop (L6)",
+            description: "x_p - 0 + 1e-9, m: zero 1 nm into the retracted end stop (L6; the offset keeps it from being identically 0 at the start on the stop)",
+            offset: 1e-9,
         },
         fmu_core::EventIndicator {
             name: "stop_upper",
-            description: "stroke - x_p, m: zero where the piston reaches the extended end stop (L6)",
+            description: "stroke - x_p + 1e-9, m: zero 1 nm into the extended end stop (L6)",
+            offset: 1e-9,
         },
     ];
 

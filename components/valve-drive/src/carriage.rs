@@ -55,11 +55,13 @@ impl Carriage {
     pub const EVENT_INDICATORS: [EventIndicator; 2] = [
         EventIndicator {
             name: "stop_lower",
-            description: "x - 0, m: zero where the mass reaches the retracted end stop (V6)",
+            description: "x - 0 + 1e-9, m: zero 1 nm into the retracted end stop (V6)",
+            offset: 1e-9,
         },
         EventIndicator {
             name: "stop_upper",
-            description: "Sc - x, m: zero where the mass reaches the extended end stop (V6)",
+            description: "Sc - x + 1e-9, m: zero 1 nm into the extended end stop (V6; the offset keeps it from being identically 0 at the start on the stop)",
+            offset: 1e-9,
         },
     ];
 

@@ -161,22 +161,27 @@ impl ValveDrive {
         EventIndicator {
             name: "edge_PA",
             description: "opening of the P-A edge before the cut at zero, V (V4)",
+            offset: 0.0,
         },
         EventIndicator {
             name: "edge_PB",
             description: "opening of the P-B edge before the cut at zero, V (V4)",
+            offset: 0.0,
         },
         EventIndicator {
             name: "edge_AT",
             description: "opening of the A-T edge before the cut at zero, V (V4)",
+            offset: 0.0,
         },
         EventIndicator {
             name: "edge_BT",
             description: "opening of the B-T edge before the cut at zero, V (V4)",
+            offset: 0.0,
         },
         EventIndicator {
             name: "shuttle",
-            description: "p1 - p2, Pa: the shuttle valve passes the higher one (V2)",
+            description: "p1 - p2 + 1e-3 Pa: the shuttle valve passes the higher one (V2; the offset keeps it from being identically 0 at the start at equal pressures)",
+            offset: 1e-3,
         },
     ];
 

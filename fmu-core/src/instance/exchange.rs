@@ -109,17 +109,27 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     }
 
     /// getDerivatives: the rates at the present time, states and inputs.
+    ///
+    /// The circuits extend their laws beyond the physical range so that the
+    /// rates stay finite at the trial states an integrator tries (see each
+    /// element's documentation); where a state is still outside what a
+    /// model can evaluate (a linkage that cannot close, a pressure beyond
+    /// a law's pole), the rates are not finite and the answer is Discard,
+    /// no values returned: what both FMI versions say a Model Exchange FMU
+    /// returns when a function is outside its domain, so that the master's
+    /// integrator tries a smaller step. The instance stays usable.
     pub fn get_derivatives(&self, function: &str, out: &mut [f64]) -> FmiResult {
         self.check_exchange(function, Op::GetContinuous)?;
         self.check_state_count(function, "nx", out.len())?;
         let dx = self.model.rates(&self.inputs, &self.x);
         if let Some(i) = dx.iter().position(|v| !v.is_finite()) {
             return self.fail(
-                Status::Error,
+                Status::Discard,
                 function,
                 &format!(
-                    "the derivative of state {} is {} at t = {} s (state {}); no values are \
-                     returned",
+                    "the derivative of state {} is {} at t = {} s (state {}): the states are \
+                     outside what the model can evaluate; no values are returned (try a \
+                     smaller step)",
                     state_name::<M>(i),
                     Number(dx[i]),
                     self.time,
@@ -152,8 +162,9 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         Ok(())
     }
 
-    /// getEventIndicators: the values at the present state and inputs; the
-    /// array must have one entry per indicator.
+    /// getEventIndicators: the values at the present state and inputs (the
+    /// switch functions plus their offsets, [`crate::EventIndicator::offset`]);
+    /// the array must have one entry per indicator.
     pub fn get_event_indicators(&self, function: &str, out: &mut [f64]) -> FmiResult {
         self.check_exchange(function, Op::GetContinuous)?;
         let n = self.layout.events;
@@ -167,14 +178,15 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 ),
             );
         }
-        self.model
-            .event_indicator_values(&self.inputs, &self.x, out);
+        self.reported_event_indicators(out);
         if let Some(k) = out.iter().position(|v| !v.is_finite()) {
+            // As getDerivatives: a trial state outside the model's domain.
             return self.fail(
-                Status::Error,
+                Status::Discard,
                 function,
                 &format!(
-                    "event indicator {} is {} at t = {} s; no values are returned",
+                    "event indicator {} is {} at t = {} s: the states are outside what the \
+                     model can evaluate; no values are returned",
                     k + 1,
                     Number(out[k]),
                     self.time

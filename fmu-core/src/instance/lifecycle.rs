@@ -138,6 +138,9 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             last_successful_time: 0.0,
             outputs: None,
             jacobian: std::cell::RefCell::new(None),
+            terminated: false,
+            discarded: None,
+            event_offsets: M::event_indicators().iter().map(|e| e.offset).collect(),
         };
         let where_resources = match &inst.resources {
             ResourceFolder::Found(p) => format!("resources in {}", p.display()),
@@ -364,6 +367,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.carried = Carried::default();
         self.stats = Stats::default();
         self.last_successful_time = 0.0;
+        self.terminated = false;
+        self.discarded = None;
         self.phase = Phase::Instantiated;
         Ok(())
     }

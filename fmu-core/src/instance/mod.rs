@@ -74,6 +74,16 @@ pub struct Instance<M: Model<NX>, const NX: usize> {
     /// point they were taken at: a master that asks for the Jacobian one
     /// column per call gets it from one evaluation.
     jacobian: std::cell::RefCell<Option<JacobianAt<NX>>>,
+    /// Whether the last doStep refused a step that no retry can complete
+    /// (FMI 2 `fmi2Terminated`, FMI 3 `terminateSimulation`; see
+    /// [`Instance::do_step`]).
+    terminated: bool,
+    /// The last discarded step's fingerprint (its time, size, state and
+    /// settable values) and how many times in a row it was discarded.
+    discarded: Option<(u64, u32)>,
+    /// Each event indicator's [`EventIndicator::offset`](crate::EventIndicator::offset),
+    /// added to what a master reads.
+    event_offsets: Vec<f64>,
 }
 
 /// FNV-1a 64-bit hash (checksums of serialized states, token fingerprints).
@@ -110,6 +120,13 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     /// Current simulation time (s).
     pub fn time(&self) -> f64 {
         self.time
+    }
+
+    /// Whether the last doStep refused a step that no retry can complete:
+    /// what FMI 2's `fmi2GetBooleanStatus(fmi2Terminated)` and FMI 3's
+    /// `terminateSimulation` of doStep report.
+    pub fn terminated(&self) -> bool {
+        self.terminated
     }
 
     /// Time up to which the last step succeeded (s).
@@ -154,6 +171,16 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             function,
             &format!("{what} is not supported by this FMU"),
         )
+    }
+
+    /// The event indicators a master reads at the present state and inputs
+    /// into `z` (one entry per indicator): the model's switch functions
+    /// plus their offsets ([`crate::EventIndicator::offset`]).
+    fn reported_event_indicators(&self, z: &mut [f64]) {
+        self.model.event_indicator_values(&self.inputs, &self.x, z);
+        for (v, offset) in z.iter_mut().zip(&self.event_offsets) {
+            *v += offset;
+        }
     }
 
     /// The current state vector (for tests and tools).

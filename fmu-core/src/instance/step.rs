@@ -1,7 +1,7 @@
 //! doStep: one communication step of a Co-Simulation instance.
 
 use super::checks::{non_finite_output, non_finite_state};
-use super::{Instance, Interface, Op};
+use super::{Instance, Interface, Op, fnv1a};
 use crate::model::Model;
 use crate::solver::advance;
 use crate::status::{FmiResult, Status};
@@ -10,8 +10,11 @@ use crate::with_inputs::WithInputs;
 impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     /// doStep: integrate from `t` by `h`. On a solver failure the instance
     /// stays at `t` (its last good communication point) and the result is
-    /// `Discard`.
+    /// `Discard`; [`Instance::terminated`] then says whether a master may
+    /// retry (false: a shorter step may succeed) or must end the
+    /// simulation (true), see [`Instance::discard_step`].
     pub fn do_step(&mut self, function: &str, t: f64, h: f64) -> FmiResult {
+        self.terminated = false;
         if self.interface == Interface::ModelExchange {
             return self.fail(
                 Status::Error,
@@ -82,16 +85,17 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 if let Some(what) = fault {
                     self.carried.h = h_before;
                     self.carried.forget();
-                    self.last_successful_time = self.time;
-                    return self.fail(
-                        Status::Discard,
+                    // A state or output that runs off: the substep was too
+                    // long for the equations, and a shorter step shortens it.
+                    return self.discard_step(
                         function,
-                        &format!(
-                            "step from {t} s by {h} s discarded, state kept at {t} s: it ends \
-                             with {what}"
-                        ),
+                        t,
+                        h,
+                        &format!("it ends with {what}"),
+                        true,
                     );
                 }
+                self.discarded = None;
                 self.x = x;
                 self.outputs = Some(out);
                 self.time = t + h;
@@ -102,13 +106,60 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             Err(e) => {
                 self.carried.h = h_before;
                 self.carried.forget();
-                self.last_successful_time = self.time;
-                self.fail(
-                    Status::Discard,
-                    function,
-                    &format!("step from {t} s by {h} s discarded, state kept at {t} s: {e}"),
-                )
+                let curable = e.shorter_step_may_cure(h);
+                self.discard_step(function, t, h, &e.to_string(), curable)
             }
         }
+    }
+
+    /// Refuses the step from `t` by `h` (the instance stays at `t`) with
+    /// Discard, and decides whether the simulation must end
+    /// ([`Instance::terminated`]): at once when `curable` is false (no
+    /// shorter step can succeed, [`SolverError::shorter_step_may_cure`](crate::solver::SolverError::shorter_step_may_cure)),
+    /// and when the very same step (time, size, state, inputs, parameters)
+    /// is discarded a second time in a row. The integrator forgets what it
+    /// carries over from earlier steps at a discard, so the second try
+    /// started from exactly what any further try would start from: the
+    /// equations are deterministic, so it would fail the same way. A master
+    /// that retries a discarded step unchanged (FMPy with FMI 2 retries for
+    /// as long as `fmi2Terminated` is false) is told to stop instead of
+    /// looping forever; one that shortens the step gets plain Discards.
+    fn discard_step(
+        &mut self,
+        function: &str,
+        t: f64,
+        h: f64,
+        why: &str,
+        curable: bool,
+    ) -> FmiResult {
+        self.last_successful_time = self.time;
+        let mut bytes = Vec::with_capacity(8 * (2 + NX + self.values.len()));
+        for v in [t, h]
+            .iter()
+            .chain(self.x.iter())
+            .chain(self.values.raw().iter())
+        {
+            bytes.extend_from_slice(&v.to_bits().to_le_bytes());
+        }
+        let key = fnv1a(&bytes);
+        let times = match self.discarded {
+            Some((k, n)) if k == key => n.saturating_add(1),
+            _ => 1,
+        };
+        self.discarded = Some((key, times));
+        self.terminated = !curable || times >= 2;
+        let what_next = if !curable {
+            "no shorter step can succeed: the simulation must end (terminated)"
+        } else if times >= 2 {
+            "the same step from the same point failed again, as it would every time: the \
+             simulation must end (terminated)"
+        } else {
+            "retry with a shorter step"
+        };
+        self.fail(
+            Status::Discard,
+            function,
+            &format!("step from {t} s by {h} s discarded, state kept at {t} s: {why}; {what_next}"),
+        )
     }
 }

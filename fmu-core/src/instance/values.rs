@@ -276,8 +276,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 Some(Slot::EventIndicator(k)) => {
                     let z = events.get_or_insert_with(|| {
                         let mut z = vec![0.0; self.layout.events];
-                        self.model
-                            .event_indicator_values(&self.inputs, &self.x, &mut z);
+                        self.reported_event_indicators(&mut z);
                         z
                     });
                     z[k]

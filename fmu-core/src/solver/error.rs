@@ -39,6 +39,40 @@ pub enum SolverError {
 }
 
 impl SolverError {
+    /// Whether the same step from the same state, shortened, may succeed
+    /// where this communication step of `duration` s failed, so that a
+    /// master should retry with a shorter one (FMI Discard); false where
+    /// no shorter step can (the FMU then reports that the simulation
+    /// must end).
+    ///
+    /// - Too many substeps: the limit is per communication step, a shorter
+    ///   one needs fewer: may cure.
+    /// - A singular iteration matrix or a non-finite state: both depend on
+    ///   the substep, which a shorter communication step shortens (the
+    ///   fixed-cost method divides the communication step; an explicit
+    ///   method's substep is the communication step once that is shorter
+    ///   than `explicit_step`): may cure.
+    /// - Step size too small: the smallest substep is 1e-12 of the
+    ///   communication step, so a shorter one allows shorter substeps,
+    ///   until that floor is the absolute 1e-15 s (communication steps of
+    ///   1 ms and less): beyond it, no.
+    /// - Off the sample grid: a trained surrogate updates once per period,
+    ///   so a step must be a whole number of periods; halving a step that
+    ///   is not never makes it one (and a step shorter than a period never
+    ///   is): no.
+    pub fn shorter_step_may_cure(&self, duration: f64) -> bool {
+        match self {
+            SolverError::TooManySubsteps { .. }
+            | SolverError::SingularMatrix { .. }
+            | SolverError::NotFinite { .. } => true,
+            SolverError::StepSizeTooSmall { .. } => {
+                super::step_control::smallest_step(duration)
+                    > super::step_control::ABSOLUTE_SMALLEST_STEP
+            }
+            SolverError::OffSampleGrid { .. } => false,
+        }
+    }
+
     /// The same error with its time moved on by `dt` (an error inside the
     /// `k`-th sample period of a communication step).
     pub(super) fn later(self, dt: f64) -> Self {

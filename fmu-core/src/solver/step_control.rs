@@ -75,8 +75,11 @@ pub(crate) fn first_step<S: OdeSystem<N>, const N: usize>(
 /// The smallest substep the adaptive methods take over a communication
 /// step of `duration` seconds; below it they fail.
 pub(crate) fn smallest_step(duration: f64) -> f64 {
-    (duration * 1e-12).max(1e-15)
+    (duration * 1e-12).max(ABSOLUTE_SMALLEST_STEP)
 }
+
+/// The floor of [`smallest_step`] whatever the communication step, s.
+pub(crate) const ABSOLUTE_SMALLEST_STEP: f64 = 1e-15;
 
 /// The next substep towards a communication point `remaining` seconds
 /// away, for a proposed size `h`: whether it is the last one, and its size.

@@ -142,6 +142,7 @@ impl Model<NX> for Relaxation {
         vec![fmu_core::EventIndicator {
             name: "y1_reaches_u",
             description: "u - y1: zero where the fast lag reaches its input",
+            offset: 0.0,
         }]
     }
 

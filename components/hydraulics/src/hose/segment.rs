@@ -20,6 +20,15 @@ use super::fluid::{FluidProperties, HoseFluid};
 use super::resistance::{Corrections, HoseResistance, LossCoefficients};
 use super::wall::{HoseWall, WallSlope};
 
+/// Vapour pressure of the hose oil, Pa absolute: where
+/// [`HoseSegment::pressure_floor`] starts holding the segment's laws. A
+/// mineral oil's vapour and air-release pressures lie between a few Pa and
+/// a few kPa (the dissolved air comes out first); 1 kPa is a round value
+/// in that range. Nothing under normal operation reaches it (the hoses run
+/// at 1e5 to 3e7 Pa), so its exact value only shapes what an integrator's
+/// trial states see.
+pub const VAPOUR_PRESSURE: f64 = 1e3;
+
 /// Parameters of a whole hose (the parameter table of its MODEL.md), SI units except the
 /// temperature (degC).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -243,8 +252,37 @@ impl HoseSegment {
         self.wall.l
     }
 
-    /// The segment at mean pressure `p_m` (Pa) without wall hysteresis.
+    /// The lowest mean pressure the segment's laws are evaluated at, Pa
+    /// (gauge): the oil's vapour pressure [`VAPOUR_PRESSURE`] in absolute
+    /// terms, `VAPOUR_PRESSURE - p0`, but not below the other laws' ranges
+    /// (`-p_ref / 10` for the wall stiffness, valid above `-p_ref / 9`, and
+    /// -1e7 Pa, well above where the viscosity law reaches zero at
+    /// -3.3e7 Pa). With the model description's values: -9.9e4 Pa.
+    ///
+    /// Below it the liquid cavitates: the lumped laws of the model
+    /// description do not hold (the air law has its pole at absolute zero,
+    /// `p_m = -p0`, and gives NaN beyond; the wall's stiffness law its pole
+    /// at `-p_ref / 9`). A hose under normal operation never gets there;
+    /// an integrator's trial state can (a Model Exchange master's CVODE
+    /// tried -2.3e7 Pa after a flow step of the Z form). So that the rates
+    /// stay finite and continuous for every finite state, the segment's
+    /// properties (compliance, resistance, inertance, wall deformation,
+    /// fluid) are held at their values at this pressure below it, with
+    /// zero derivatives with respect to the pressure. At and above it the
+    /// laws are evaluated unchanged (bit for bit).
+    pub fn pressure_floor(&self) -> f64 {
+        (VAPOUR_PRESSURE - self.fluid.p0)
+            .max(-0.1 * self.wall.p_ref)
+            .max(-1e7)
+    }
+
+    /// The segment at mean pressure `p_m` (Pa) without wall hysteresis
+    /// (below [`HoseSegment::pressure_floor`], held at the floor).
     pub fn state(&self, p_m: f64) -> SegmentState {
+        let floor = self.pressure_floor();
+        if p_m < floor {
+            return self.state(floor).held_at_floor(p_m);
+        }
         let el = self.wall.deformation(p_m);
         self.assemble(p_m, el.x, el.x_dp, 0.0)
     }
@@ -252,7 +290,12 @@ impl HoseSegment {
     /// The segment at mean pressure `p_m` (Pa) changing at `p_m_rate` (Pa/s),
     /// with the hysteresis offset in the flow geometry (RL, RT, L; H2).
     /// The model description puts its effect on the resonance below 0.2 Hz.
+    /// Below [`HoseSegment::pressure_floor`], held at the floor at rest.
     pub fn state_with_hysteresis(&self, p_m: f64, p_m_rate: f64) -> SegmentState {
+        let floor = self.pressure_floor();
+        if p_m < floor {
+            return self.state(floor).held_at_floor(p_m);
+        }
         let hx = self.wall.deformation_with_hysteresis(p_m, p_m_rate);
         self.assemble(p_m, hx.x, hx.x_dp, hx.x_drate)
     }
@@ -282,6 +325,19 @@ impl HoseSegment {
 }
 
 impl SegmentState {
+    /// This state (evaluated at the pressure floor) as the state at `p_m`
+    /// below the floor: the same values, no pressure dependence.
+    fn held_at_floor(mut self, p_m: f64) -> SegmentState {
+        self.p_m = p_m;
+        self.x_dp = 0.0;
+        self.x_drate = 0.0;
+        self.fluid.nu_dp = 0.0;
+        self.fluid.rho_dp = 0.0;
+        self.fluid.eps_dpp = 0.0;
+        self.compliance_parts.total_dp = 0.0;
+        self
+    }
+
     /// Flow diameter D = d + 2x, m.
     pub fn diameter(&self, d: f64) -> f64 {
         d + 2.0 * self.x
@@ -388,6 +444,37 @@ mod tests {
         assert_eq!(p.wall(7).l, 2.0 / 7.0);
         assert!(HoseParameters { d: -1.0, ..p }.check().is_err());
         assert!(HoseParameters { kn: f64::NAN, ..p }.check().is_err());
+    }
+
+    /// Below the pressure floor (cavitation) the segment is held at its
+    /// floor values, continuous there and finite down to any pressure; at
+    /// and above the floor it is the plain evaluation (at -2e5 Pa the air
+    /// law alone would be NaN: its pole is at -p0 = -1e5 Pa).
+    #[test]
+    fn below_the_pressure_floor_the_laws_are_held_finite() {
+        let p = HoseParameters::reference();
+        let s = HoseSegment::new(&p, 7).unwrap();
+        let floor = s.pressure_floor();
+        assert_eq!(floor, VAPOUR_PRESSURE - 1e5);
+        assert!(p.fluid().air(1.0, -2e5).volume.is_nan());
+        let at = s.state(floor);
+        for p_m in [floor - 1e-6, -2e5, -2.3e7, -1e300, f64::MIN] {
+            let below = s.state(p_m);
+            assert_eq!(below.p_m, p_m);
+            assert_eq!(below.compliance(), at.compliance());
+            assert_eq!(below.corrected_inertance(), at.corrected_inertance());
+            assert_eq!(below.loss(1e-4), at.loss(1e-4));
+            assert_eq!(below.compliance_dp(), 0.0);
+            assert_eq!(below.inertance_dp(), 0.0);
+            assert_eq!(below.loss_dp(1e-4), 0.0);
+            assert!(below.compliance() > 0.0 && below.corrected_inertance() > 0.0);
+        }
+        // Above the floor: exactly the laws (x_el and the fluid at p_m).
+        let above = s.state(1e6);
+        assert_eq!(above.x, s.wall.deformation(1e6).x);
+        assert_eq!(above.fluid, s.fluid.properties(1e6));
+        assert_ne!(above.compliance(), at.compliance());
+        assert!(s.state_with_hysteresis(-5e5, 1e9).compliance() == at.compliance());
     }
 
     #[test]

@@ -115,6 +115,7 @@ const MASS_STATES: [StateSpec; 2] = [StateSpec::new("s", 1.0), StateSpec::new("v
 const MASS_EVENTS: [EventIndicator; 1] = [EventIndicator {
     name: "stop",
     description: "1 - s",
+    offset: 0.0,
 }];
 
 impl Part for Mass {
