@@ -621,3 +621,177 @@ pub fn sample_states<const N: usize>(
         .map(|_| nalgebra::SVector::from_fn(|i, _| low[i] + (high[i] - low[i]) * next()))
         .collect()
 }
+
+/// Compares the analytic Jacobian of `M` (default parameters, the inputs at
+/// their start values but for `load`) with central differences of its
+/// rates at the initial state and at the states of the first `steps`
+/// communication steps of the default experiment (Rodas3). Each column is
+/// perturbed by 1e-6 of the state's magnitude (at least its nominal
+/// value); an entry agrees when it is within 1e-5 of its row's scale
+/// (the largest `|df_r/dx_k| * nominal_k`, or `|f_r|` when larger) after
+/// scaling by the column's nominal value. An entry where the forward and
+/// backward differences disagree by more than 1e-3 of that scale is at a
+/// switch (an end stop, a friction law's kink, a valve edge), where no
+/// derivative exists, and is left out; at most a tenth of the checked
+/// entries may be left out. Returns every disagreement, one line each.
+pub fn jacobian_violations<M: Model<N>, const N: usize>(
+    load: &[(&str, f64)],
+    steps: usize,
+) -> Vec<String> {
+    use nalgebra::{SMatrix, SVector};
+    let (model, _) = crate::default_model::<M, N>().unwrap_or_else(|e| panic!("{e}"));
+    let rows = M::rows();
+    let mut names = Vec::new();
+    let mut values = Vec::new();
+    for r in rows.iter().filter(|r| r.role == Role::Input) {
+        names.push(r.name);
+        values.push(
+            load.iter()
+                .find(|(n, _)| *n == r.name)
+                .map_or(r.start, |l| l.1),
+        );
+    }
+    if let Some((n, _)) = load.iter().find(|(n, _)| !names.contains(n)) {
+        return vec![format!("'{n}' is not an input of {}", M::INFO.name)];
+    }
+    let u = M::Inputs::from_values(&values);
+    let mut nominal = [1.0; N];
+    M::state_nominal(&mut nominal);
+    // The states to check: the initial one and those along a short run.
+    let mut states = vec![model.initial_state(&u)];
+    let mut master = TestMaster::<M, N>::new();
+    let run = load
+        .iter()
+        .try_for_each(|(n, v)| master.set(n, *v))
+        .and_then(|()| master.enter_initialization())
+        .and_then(|()| master.exit_initialization());
+    if let Err(why) = run {
+        return vec![format!("the run to sample states was refused: {why}")];
+    }
+    for _ in 0..steps {
+        if master.step(M::INFO.step_size).is_err() {
+            break;
+        }
+        states.push(master.instance().states());
+    }
+    let mut problems = Vec::new();
+    let (mut checked, mut kinks) = (0usize, 0usize);
+    for x in &states {
+        let mut j = SMatrix::<f64, N, N>::zeros();
+        let (f, analytic) = model.rates_and_jacobian(&u, x, &mut j);
+        if !analytic {
+            return Vec::new();
+        }
+        let scale: Vec<f64> = (0..N)
+            .map(|r| {
+                (0..N)
+                    .map(|k| (j[(r, k)] * nominal[k]).abs())
+                    .fold(f[r].abs(), f64::max)
+                    .max(f64::MIN_POSITIVE)
+            })
+            .collect();
+        for c in 0..N {
+            let h = 1e-6 * x[c].abs().max(nominal[c]);
+            let shifted = |d: f64| {
+                let mut y: SVector<f64, N> = *x;
+                y[c] += d;
+                model.rates(&u, &y)
+            };
+            let (up, down) = (shifted(h), shifted(-h));
+            for r in 0..N {
+                let central = (up[r] - down[r]) / (2.0 * h);
+                let (forward, backward) = ((up[r] - f[r]) / h, (f[r] - down[r]) / h);
+                if !(up[r].is_finite() && down[r].is_finite()) {
+                    continue;
+                }
+                checked += 1;
+                if ((forward - backward) * nominal[c]).abs() > 1e-3 * scale[r] {
+                    kinks += 1;
+                    continue;
+                }
+                let error = ((j[(r, c)] - central) * nominal[c]).abs();
+                if error > 1e-5 * scale[r] {
+                    problems.push(format!(
+                        "d rate {r} / d state {c} at {:?}: analytic {:e}, central difference \
+                         {central:e} (error {:.1e} of the row's scale)",
+                        x.as_slice(),
+                        j[(r, c)],
+                        error / scale[r]
+                    ));
+                }
+            }
+        }
+    }
+    if checked == 0 || kinks * 10 > checked {
+        problems.push(format!(
+            "{kinks} of {checked} entries were at a switch: too few compared"
+        ));
+    }
+    problems
+}
+
+/// The standard tests of an FMU crate, from one line in its
+/// `tests/standard.rs` (an integration test of its own: it declares the
+/// test binary's counting allocator):
+///
+/// ```ignore
+/// fmu_core::standard_tests!(sliding_mass::SlidingMass, load = [("F", 1e4)], steps = 5);
+/// ```
+///
+/// `load` gives inputs that set the circuit moving (name, SI value);
+/// `steps` the communication steps after each odd value (fewer for a
+/// circuit with many parameters). The tests: the documentation page lists
+/// every variable ([`check_documentation`]); odd values of every input and
+/// parameter are refused or stay finite ([`odd_value_violations`]); the
+/// explicit integrators at a 1 s step under the load run or discard
+/// cleanly ([`coarse_explicit_violations`], 30 steps); the analytic
+/// Jacobian agrees with central differences along 20 steps of the default
+/// experiment under the load ([`jacobian_violations`]); `doStep` and the
+/// input setters do not allocate ([`check_no_allocation`]).
+#[macro_export]
+macro_rules! standard_tests {
+    ($model:ty, load = [$(($name:expr, $value:expr)),* $(,)?], steps = $steps:expr) => {
+        const NX: usize = <$model as $crate::table::Table>::STATES;
+        const LOAD: &[(&str, f64)] = &[$(($name, $value)),*];
+
+        fn report(what: &str, problems: Vec<String>) {
+            assert!(
+                problems.is_empty(),
+                "{what}, {} problem(s):\n{}",
+                problems.len(),
+                problems.join("\n")
+            );
+        }
+
+        #[test]
+        fn the_documentation_lists_every_variable() {
+            $crate::testing::check_documentation::<$model>().unwrap();
+        }
+
+        #[test]
+        fn odd_values_are_refused_or_stay_finite() {
+            report(
+                "odd values",
+                $crate::testing::odd_value_violations::<$model, NX>($steps),
+            );
+        }
+
+        #[test]
+        fn coarse_explicit_steps_run_or_discard() {
+            report(
+                "explicit integrators at a 1 s step",
+                $crate::testing::coarse_explicit_violations::<$model, NX>(30, LOAD),
+            );
+        }
+
+        #[test]
+        fn the_jacobian_matches_central_differences() {
+            report(
+                "Jacobian",
+                $crate::testing::jacobian_violations::<$model, NX>(LOAD, 20),
+            );
+        }
+
+        $crate::no_allocation_test!($model);
+    };
+}

@@ -78,24 +78,3 @@ fn beyond_the_stroke_the_rates_are_not_finite_so_the_step_is_refused() {
     };
     assert!(m.rates(&u, &x0).iter().any(|v| !v.is_finite()));
 }
-
-#[test]
-fn the_model_description_documents_every_variable() {
-    fmu_core::checked_description::<FourBarActuator, NX>().unwrap();
-    fmu_core::testing::check_documentation::<FourBarActuator>().unwrap();
-}
-
-#[test]
-fn odd_values_are_refused_or_stay_finite() {
-    let problems = fmu_core::testing::odd_value_violations::<FourBarActuator, NX>(3);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-#[test]
-fn coarse_explicit_steps_never_give_nan_with_ok() {
-    let problems = fmu_core::testing::coarse_explicit_violations::<FourBarActuator, NX>(
-        20,
-        &[("U_ref", 10.0), ("s_dot", 0.5)],
-    );
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}

@@ -77,22 +77,3 @@ fn a_linkage_that_cannot_close_is_refused() {
     let e = FourBarMechanism::configure(&p, &Context::new(&folder)).unwrap_err();
     assert!(e.contains("loop does not close"), "{e}");
 }
-
-#[test]
-fn the_model_description_documents_every_variable() {
-    fmu_core::checked_description::<FourBarMechanism, NX>().unwrap();
-    fmu_core::testing::check_documentation::<FourBarMechanism>().unwrap();
-}
-
-#[test]
-fn odd_values_are_refused_or_stay_finite() {
-    let problems = fmu_core::testing::odd_value_violations::<FourBarMechanism, NX>(3);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-#[test]
-fn coarse_explicit_steps_never_give_nan_with_ok() {
-    let problems =
-        fmu_core::testing::coarse_explicit_violations::<FourBarMechanism, NX>(20, &[("F", 2e4)]);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}

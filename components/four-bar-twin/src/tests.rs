@@ -197,17 +197,6 @@ fn cylinder_output_derivatives_match_finite_differences() {
 }
 
 #[test]
-fn the_model_description_documents_every_variable() {
-    fmu_core::testing::check_documentation::<FourBarTwin>().unwrap();
-}
-
-#[test]
-fn odd_values_are_refused_or_stay_finite() {
-    let problems = fmu_core::testing::odd_value_violations::<FourBarTwin, NX>(3);
-    assert!(problems.is_empty(), "{problems:#?}");
-}
-
-#[test]
 #[ignore]
 fn timing_probe() {
     let m = twin(6);

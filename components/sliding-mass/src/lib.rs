@@ -130,26 +130,6 @@ mod tests {
         assert_eq!(m.rates(&u, &x0), SVector::<f64, NX>::zeros());
     }
 
-    #[test]
-    fn the_model_description_documents_every_variable() {
-        fmu_core::testing::check_documentation::<SlidingMass>().unwrap();
-    }
-
-    #[test]
-    fn odd_values_are_refused_or_stay_finite() {
-        let problems = fmu_core::testing::odd_value_violations::<SlidingMass, NX>(5);
-        assert!(problems.is_empty(), "{}", problems.join("\n"));
-    }
-
-    #[test]
-    fn coarse_explicit_steps_never_give_nan_with_ok() {
-        // V6 with explicit Euler at 1 s ran off to 1e247 and returned F_mu =
-        // inf with OK before the output guard.
-        let problems =
-            fmu_core::testing::coarse_explicit_violations::<SlidingMass, NX>(30, &[("F", 1e4)]);
-        assert!(problems.is_empty(), "{}", problems.join("\n"));
-    }
-
     /// The mass as a part with a flange, driven by the input force delivered
     /// onto it: the same rates, Jacobian, start and event indicators as the
     /// equations written out, bit for bit.

@@ -278,26 +278,6 @@ mod tests {
         assert_eq!((out.p1, out.p2, out.Us), (1e7, 2e6, 0.0));
     }
 
-    #[test]
-    fn the_model_description_documents_every_variable() {
-        fmu_core::testing::check_documentation::<ValveActuator>().unwrap();
-    }
-
-    #[test]
-    fn odd_values_are_refused_or_stay_finite() {
-        let problems = fmu_core::testing::odd_value_violations::<ValveActuator, NX>(5);
-        assert!(problems.is_empty(), "{}", problems.join("\n"));
-    }
-
-    #[test]
-    fn coarse_explicit_steps_never_give_nan_with_ok() {
-        let problems = fmu_core::testing::coarse_explicit_violations::<ValveActuator, NX>(
-            30,
-            &[("U", 5.0), ("v", 0.1)],
-        );
-        assert!(problems.is_empty(), "{}", problems.join("\n"));
-    }
-
     /// The circuit as one part with ports: the drive (an actuator) with its
     /// flange moved by the inputs. The same rates, Jacobian, start and event
     /// indicators as the equations written out, bit for bit.

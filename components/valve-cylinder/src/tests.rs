@@ -100,26 +100,6 @@ fn initial_state_from_the_model_description() {
     );
 }
 
-#[test]
-fn the_model_description_documents_every_variable() {
-    fmu_core::testing::check_documentation::<ValveCylinder>().unwrap();
-}
-
-#[test]
-fn odd_values_are_refused_or_stay_finite() {
-    let problems = fmu_core::testing::odd_value_violations::<ValveCylinder, NX>(5);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-#[test]
-fn coarse_explicit_steps_never_give_nan_with_ok() {
-    // V6 with explicit Euler at 1 s ran off to 1e247 and returned F_mu =
-    // inf with OK before the output guard.
-    let problems =
-        fmu_core::testing::coarse_explicit_violations::<ValveCylinder, NX>(30, &[("U", 5.0)]);
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
 /// The circuit as parts with ports: the drive (an actuator) on the
 /// carriage's flange. The same rates, Jacobian, start and event indicators
 /// as the equations written out above, bit for bit.

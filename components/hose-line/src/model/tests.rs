@@ -154,51 +154,6 @@ fn first_modes_near_the_model_description() {
 }
 
 #[test]
-fn the_model_description_documents_every_variable() {
-    fmu_core::testing::check_documentation::<HoseH>().unwrap();
-    fmu_core::testing::check_documentation::<HoseG>().unwrap();
-    fmu_core::testing::check_documentation::<HoseY>().unwrap();
-    fmu_core::testing::check_documentation::<HoseZ>().unwrap();
-}
-
-/// Every odd value of every parameter and input, and coarse explicit
-/// steps, in each form: refused with a message, or finite with OK (L_hose,
-/// kr1, zeta, lambda, Al, nu0, rho15 = 1e300, p_ref or d = 5e-324 and
-/// p_level = 1e300 gave NaN pressures with OK before the configuration
-/// check).
-fn check_odd_values<const F: u8>()
-where
-    HoseModel<F>: FormTable,
-{
-    let mut problems = fmu_core::testing::odd_value_violations::<HoseModel<F>, NX>(3);
-    problems.extend(fmu_core::testing::coarse_explicit_violations::<
-        HoseModel<F>,
-        NX,
-    >(20, &[]));
-    assert!(problems.is_empty(), "form {F}:\n{}", problems.join("\n"));
-}
-
-#[test]
-fn odd_values_form_h() {
-    check_odd_values::<0>();
-}
-
-#[test]
-fn odd_values_form_g() {
-    check_odd_values::<1>();
-}
-
-#[test]
-fn odd_values_form_y() {
-    check_odd_values::<2>();
-}
-
-#[test]
-fn odd_values_form_z() {
-    check_odd_values::<3>();
-}
-
-#[test]
 fn a_state_of_another_segment_count_is_refused() {
     use fmu_core::testing::TestMaster;
     let mut fourteen = TestMaster::<HoseH, NX>::new();

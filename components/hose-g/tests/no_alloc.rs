@@ -1,4 +1,0 @@
-//! `doStep` and the input setters allocate nothing on the heap, with every
-//! integrator.
-
-fmu_core::no_allocation_test!(hose_line::HoseG);
