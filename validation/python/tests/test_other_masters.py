@@ -122,12 +122,12 @@ def test_verdicts_of_exit_status_timeout_and_difference(tmp_path):
 
 
 def test_the_table_has_one_row_per_run_and_escapes_pipes():
-    runs = [om.Run("HoseH", 3, "fmusim", "me", "agrees", 1.5e-9, "p1", 4, wall=0.12),
+    runs = [om.Run("HoseH", 3, "fmusim", "me", "agrees", 1.5e-9, "p1", 4, wall=0.12, fine_rel=2e-7),
             om.Run("HoseZ", 3, "omsimulator", "me", om.NOT_SUPPORTED, message="a | b")]
     text = om.markdown_table(runs)
     lines = text.strip().splitlines()
     assert len(lines) == 4 and lines[0].startswith("| FMU | FMI | master |")
-    assert "| HoseH | 3 | fmusim | ME | agrees | 1.50e-09 | p1 | 0.1 |" in lines[2]
+    assert "| HoseH | 3 | fmusim | ME | agrees | 1.50e-09 | p1 | 2.00e-07 | 0.1 |" in lines[2]
     assert "a \\| b" in lines[3]
     assert om.summary(runs) in ("1 agrees, 1 not supported by the master", "1 not supported by the master, 1 agrees")
 

@@ -17,13 +17,16 @@ communication step and output interval) at relative tolerance 1e-6 in:
   ME with its default solver (CVODE);
 
 and the same FMU and interface in FMPy (``fmpy.simulate_fmu``; CVode for ME),
-the reference of the comparison. A master left out of the command line is
+the reference of the comparison. In Model Exchange each master integrates
+with its own solver, so a second FMPy solution at 1e-9 shows how much of a
+difference is integration error: the column "ME: vs FMPy at 1e-9" gives
+each run's largest rel against it (the FMPy row: FMPy's own error at 1e-6). A master left out of the command line is
 skipped with a one-line note. Every run is a separate process with a time
 limit (``--timeout``, 600 s): a crash, a hang or a refusal is a verdict of
 its own, with an excerpt of what the master said.
 
 The SSP files in ``DIST/ssp`` run in OMSimulator's command line
-(``OMSimulator X.ssp --stopTime=T``; its fixed-step master at the step the
+(``OMSimulator X.ssp --stopTime=T --tolerance=1e-6``; its fixed-step master at the step the
 system's annotation names, the valve command left at its start value) and
 are compared with a Jacobi loop written here: FMPy steps the two FMI 2 FMUs
 of the archive at the same communication step, with the archive's parameter
@@ -89,6 +92,8 @@ from harness.fmu_info import read_fmu_info  # noqa: E402
 
 TOOL = Path(__file__).resolve()
 TOLERANCE = 1e-6
+# The tighter tolerance of the second FMPy solution in Model Exchange.
+FINE_TOLERANCE = 1e-9
 MASTERS = ("omsimulator", "omsimulator-python", "fmusim", "fmusim-rs")
 PLACEHOLDERS = {"omsimulator": "$OMS", "omsimulator-python": "$OMS_PY", "fmusim": "$FMUSIM", "fmusim-rs": "$FMUSIM_RS"}
 NOT_SUPPORTED = "not supported by the master"
@@ -264,6 +269,9 @@ class Run:
     wall: float | None = None
     message: str = ""
     command: str = ""
+    # Model Exchange: the largest rel against FMPy at FINE_TOLERANCE (the
+    # integration error of this run, as far as a tighter solution shows it).
+    fine_rel: float | None = None
 
 
 def excerpt(text: str, limit: int = 300) -> str:
@@ -363,11 +371,14 @@ def venv_env() -> dict:
     return env
 
 
-def reference_run(fmu: Path, interface: str, ex: Experiment, folder: Path, timeout: float):
-    """FMPy's trace of the FMU (a separate process, with the time limit)."""
+def reference_run(fmu: Path, interface: str, ex: Experiment, folder: Path, timeout: float,
+                  tolerance: float = 0.0):
+    """FMPy's trace of the FMU (a separate process, with the time limit),
+    at ``TOLERANCE`` or the given tolerance."""
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / "result.csv"
-    cmd = [sys.executable, str(TOOL), "_fmpy", str(fmu), interface, fmt(ex.stop), fmt(ex.step), str(out)]
+    cmd = [sys.executable, str(TOOL), "_fmpy", str(fmu), interface, fmt(ex.stop), fmt(ex.step), str(out),
+           fmt(tolerance or TOLERANCE)]
     code, log, wall = run_process(cmd, folder, timeout)
     return code, log, wall, out, cmd
 
@@ -432,6 +443,17 @@ def run_fmus(args, masters: dict[str, str], out: Path) -> list[Run]:
             reference = Run(fmu.stem, fmi, "fmpy (reference)", interface, "reference" if ref else "failed",
                             wall=wall, message=problem, command="fmpy.simulate_fmu")
             runs.append(reference)
+            fine = None
+            if interface == "me":
+                # Each master integrates with its own solver: a solution at a
+                # tighter tolerance shows how much of a difference is theirs.
+                folder = out / "runs" / f"{fmu.stem}-fmi{fmi}-fmpy-fine-{interface}"
+                code, _, _, result, _ = reference_run(fmu, interface, ex, folder, args.timeout, FINE_TOLERANCE)
+                if code == 0 and result.exists():
+                    fine = read_csv_trace(result, wanted)
+                    if ref is not None:
+                        c = compare(fine, ref, *scales)
+                        reference.fine_rel = None if c is None else c.max_rel
             print(f"{fmu.stem} FMI {fmi} {interface.upper()} fmpy: {reference.verdict} ({wall:.1f} s) {problem}", flush=True)
             for master in MASTERS:
                 if master not in masters:
@@ -448,6 +470,9 @@ def run_fmus(args, masters: dict[str, str], out: Path) -> list[Run]:
                     code, log, wall = run_process(cmd, folder, args.timeout, env)
                     evaluate(run, code, log, wall, folder / "result.csv", ref, wanted, scales, ex.stop, ex.step,
                              args.threshold, problem)
+                    if fine is not None and (folder / "result.csv").exists() and run.max_rel is not None:
+                        c = compare(fine, read_csv_trace(folder / "result.csv", wanted), *scales)
+                        run.fine_rel = None if c is None else c.max_rel
                 rel = "" if run.max_rel is None else f" max rel {run.max_rel:.2e} ({run.variable})"
                 took = "" if run.wall is None else f" {run.wall:.1f} s"
                 print(f"  {master} {interface.upper()}: {run.verdict}{took}{rel} {run.message}".rstrip(), flush=True)
@@ -579,7 +604,10 @@ def run_ssps(args, masters: dict[str, str], out: Path) -> list[Run]:
         run = Run(ssp.stem, 2, "omsimulator", "ssp")
         folder = out / "runs" / f"{ssp.stem}-ssp-omsimulator"
         folder.mkdir(parents=True, exist_ok=True)
-        cmd = [masters["omsimulator"], str(ssp), f"--stopTime={fmt(system.stop)}", f"--resultFile={folder / 'result.csv'}"]
+        # OMSimulator's command line hands its own tolerance (1e-4 unless
+        # given) to the FMUs, whatever the system's annotation says.
+        cmd = [masters["omsimulator"], str(ssp), f"--stopTime={fmt(system.stop)}", f"--tolerance={fmt(TOLERANCE)}",
+               f"--resultFile={folder / 'result.csv'}"]
         run.command = shown_command(cmd, masters["omsimulator"], PLACEHOLDERS["omsimulator"], args.dist)
         code, log, wall = run_process(cmd, folder, args.timeout)
         units, nominal = {}, {}
@@ -600,7 +628,8 @@ def run_ssps(args, masters: dict[str, str], out: Path) -> list[Run]:
 
 # ------------------------------------------------------------------ tables
 
-COLUMNS = ["FMU", "FMI", "master", "interface", "verdict", "max rel. diff", "at variable", "wall s", "note"]
+COLUMNS = ["FMU", "FMI", "master", "interface", "verdict", "max rel. diff", "at variable",
+           "ME: vs FMPy at 1e-9", "wall s", "note"]
 
 
 def row(run: Run) -> list[str]:
@@ -612,6 +641,7 @@ def row(run: Run) -> list[str]:
         run.verdict,
         "" if run.max_rel is None else f"{run.max_rel:.2e}",
         run.variable,
+        "" if run.fine_rel is None else f"{run.fine_rel:.2e}",
         "" if run.wall is None else f"{run.wall:.1f}",
         run.message,
     ]
@@ -659,10 +689,11 @@ def write_outputs(runs: list[Run], ssp_runs: list[Run], out: Path, threshold: fl
     with (out / "results.csv").open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["FMU", "FMI", "master", "interface", "verdict", "max_rel_diff", "variable", "variables_compared",
-                    "wall_s", "message", "command"])
+                    "rel_diff_to_fmpy_at_1e-9", "wall_s", "message", "command"])
         for r in runs + ssp_runs:
             w.writerow([r.model, r.fmi, r.master, r.interface, r.verdict,
                         "" if r.max_rel is None else repr(r.max_rel), r.variable, r.compared,
+                        "" if r.fine_rel is None else repr(r.fine_rel),
                         "" if r.wall is None else f"{r.wall:.3f}", r.message, r.command])
     text = [f"# FMUs in other FMI masters, compared with FMPy\n\nThreshold {threshold:g}; {summary(runs)}.\n",
             markdown_table(runs)]
@@ -677,11 +708,12 @@ def write_outputs(runs: list[Run], ssp_runs: list[Run], out: Path, threshold: fl
 # -------------------------------------------------------- child processes
 
 
-def child_fmpy(fmu: str, interface: str, stop: str, step: str, out: str) -> None:
+def child_fmpy(fmu: str, interface: str, stop: str, step: str, out: str, tolerance: str) -> None:
     """FMPy's run of one FMU, its outputs to a CSV (``_fmpy`` mode)."""
     import fmpy
 
-    kwargs = dict(fmi_type="CoSimulation" if interface == "cs" else "ModelExchange", relative_tolerance=TOLERANCE,
+    kwargs = dict(fmi_type="CoSimulation" if interface == "cs" else "ModelExchange",
+                  relative_tolerance=float(tolerance),
                   stop_time=float(stop), output_interval=float(step))
     if interface == "me":
         kwargs["solver"] = "CVode"
