@@ -88,7 +88,12 @@ pub struct Instance<M: Model<NX>, const NX: usize> {
 
 /// FNV-1a 64-bit hash (checksums of serialized states, token fingerprints).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a_extend(0xcbf2_9ce4_8422_2325, bytes)
+}
+
+/// FNV-1a 64-bit: the hash `h` of some bytes extended by `bytes` (hashing
+/// in pieces, without gathering them first).
+pub(crate) fn fnv1a_extend(mut h: u64, bytes: &[u8]) -> u64 {
     for b in bytes {
         h ^= u64::from(*b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);

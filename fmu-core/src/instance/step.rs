@@ -1,7 +1,7 @@
 //! doStep: one communication step of a Co-Simulation instance.
 
 use super::checks::{non_finite_output, non_finite_state};
-use super::{Instance, Interface, Op, fnv1a};
+use super::{Instance, Interface, Op, fnv1a, fnv1a_extend};
 use crate::model::Model;
 use crate::solver::advance;
 use crate::status::{FmiResult, Status};
@@ -133,15 +133,13 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         curable: bool,
     ) -> FmiResult {
         self.last_successful_time = self.time;
-        let mut bytes = Vec::with_capacity(8 * (2 + NX + self.values.len()));
-        for v in [t, h]
+        let key = [t, h]
             .iter()
             .chain(self.x.iter())
             .chain(self.values.raw().iter())
-        {
-            bytes.extend_from_slice(&v.to_bits().to_le_bytes());
-        }
-        let key = fnv1a(&bytes);
+            .fold(fnv1a(&[]), |k, v| {
+                fnv1a_extend(k, &v.to_bits().to_le_bytes())
+            });
         let times = match self.discarded {
             Some((k, n)) if k == key => n.saturating_add(1),
             _ => 1,
