@@ -1,5 +1,5 @@
 //! The four-bar linkage and the cylinder's pins (`MODEL.md` M1-M6): a table
-//! for the planar-mechanics crate (bodies crank, coupler, rocker; joints at
+//! for the mechanics crate (bodies crank, coupler, rocker; joints at
 //! A, B, P, C; the crank angle independent), the start on the upper
 //! assembly branch, and the cylinder's length, rate and generalised force.
 
