@@ -158,20 +158,9 @@ pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
             .name
             .to_owned(),
     };
-    // Table rows refer to the inputs they depend on by value reference.
-    let row_vr = |i: usize| {
-        vr_at(
-            entries
-                .iter()
-                .position(|&e| e == Entry::Row(i))
-                .expect("every row is an entry"),
-        )
-    };
-    let input_vr = |name: &str| {
-        rows.iter()
-            .position(|r| r.role == table::Role::Input && r.name == name)
-            .map(row_vr)
-    };
+    // The table's rows come first (value references 1..), written as the
+    // table writes them, with the inputs they depend on by reference.
+    let table_rows = table::variables(&rows, 1);
     let mut event_indicators = Vec::new();
     let variables = entries
         .iter()
@@ -179,7 +168,7 @@ pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
         .map(|(p, &entry)| {
             let vr = vr_at(p);
             match entry {
-                Entry::Row(i) => rows[i].variable(vr, input_vr),
+                Entry::Row(i) => table_rows[i].clone(),
                 Entry::Solver(i) => solver[i].variable(vr, |_| None),
                 Entry::Statistic(i) => {
                     let (name, what) = STATISTICS[i];
