@@ -13,12 +13,15 @@
 //! - **The weights file** ([`Surrogate::to_text`], [`Surrogate::parse`],
 //!   [`Surrogate::check_shape`]): a line-oriented text format with a SHA-256
 //!   checksum, described in the [`file`](mod@file) module.
-//! - **Training** ([`train_mlp()`], [`train_lolimot()`]): single-threaded and
+//! - **Training** ([`train_mlp()`], [`train_lolimot()`]; the `training`
+//!   feature, which tools enable and FMUs do not): single-threaded and
 //!   reproducible (the same data, configuration and seed give the same bits),
 //!   on a [`Dataset`] split into training, validation and test sets by
 //!   contiguous blocks ([`split_blocks`]).
 //!
 //! ```
+//! # #[cfg(feature = "training")]
+//! # {
 //! use surrogates::{Dataset, MlpConfig, Surrogate, train_mlp};
 //!
 //! // A static map p = k Q |Q| (an orifice), Q in m^3/s, p in Pa.
@@ -38,6 +41,7 @@
 //! loaded.eval_with_jacobian(&[5e-4], &mut dp, &mut jac); // dp in Pa, d dp / d Q in Pa s/m^3
 //! assert!(dp[0].is_finite() && jac[0] > 0.0);
 //! # assert_eq!(report.train_mse.len(), report.validation_mse.len());
+//! # }
 //! # Ok::<(), String>(())
 //! ```
 //!
@@ -45,25 +49,38 @@
 //! space (every column mapped to [-1, 1] by its training range); the
 //! [`Surrogate`] wrapper takes and returns physical values.
 
-pub mod data;
 pub mod file;
 pub mod lolimot;
 pub mod mlp;
-pub mod rng;
 pub mod scaling;
 pub mod surrogate;
-pub mod train_lolimot;
-pub mod train_mlp;
 
-mod linalg;
-
-pub use data::{Dataset, Split, split_blocks};
 pub use lolimot::Lolimot;
 pub use mlp::Mlp;
-pub use rng::Rng;
 pub use scaling::Scaling;
 pub use surrogate::{Kind, Model, Surrogate};
+
+// Training is what a tool runs, not an FMU: behind the `training` feature,
+// so that the element libraries an FMU is built from compile inference
+// and the weights file only.
+#[cfg(feature = "training")]
+pub mod data;
+#[cfg(feature = "training")]
+mod linalg;
+#[cfg(feature = "training")]
+pub mod rng;
+#[cfg(feature = "training")]
+pub mod train_lolimot;
+#[cfg(feature = "training")]
+pub mod train_mlp;
+
+#[cfg(feature = "training")]
+pub use data::{Dataset, Split, split_blocks};
+#[cfg(feature = "training")]
+pub use rng::Rng;
+#[cfg(feature = "training")]
 pub use train_lolimot::{LolimotConfig, LolimotOutputReport, LolimotReport, train_lolimot};
+#[cfg(feature = "training")]
 pub use train_mlp::{EpochStats, MlpConfig, TrainReport, train_mlp, train_mlp_with_progress};
 
 /// Largest number of inputs of a model.
@@ -77,5 +94,5 @@ pub const MAX_HIDDEN_LAYERS: usize = 3;
 /// Largest number of local linear models in one LOLIMOT output.
 pub const MAX_MODELS: usize = 64;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "training"))]
 mod tests;
