@@ -58,32 +58,10 @@ pub(super) fn fixed_cost<S: OdeSystem<N>, const N: usize>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_systems::Decay;
     use super::super::{Method, advance};
     use super::*;
     use nalgebra::{SMatrix, Vector2};
-
-    /// x0' = -x0^2 (x0 = 1/(1+t)), x1' = -x1 (x1 = e^-t); the Jacobian is
-    /// scaled by `jacobian_scale`, to test the W property.
-    struct Decay {
-        jacobian_scale: f64,
-    }
-    impl OdeSystem<2> for Decay {
-        fn rates(&self, x: &Vector2<f64>) -> Vector2<f64> {
-            Vector2::new(-x[0] * x[0], -x[1])
-        }
-        fn rates_and_jacobian(
-            &self,
-            x: &Vector2<f64>,
-            j: &mut SMatrix<f64, 2, 2>,
-        ) -> (Vector2<f64>, bool) {
-            let analytic = {
-                j[(0, 0)] = -2.0 * x[0] * self.jacobian_scale;
-                j[(1, 1)] = -self.jacobian_scale;
-                true
-            };
-            (self.rates(x), analytic)
-        }
-    }
 
     #[test]
     fn fixed_cost_does_the_same_work_every_call() {

@@ -38,6 +38,8 @@ mod segment;
 mod stages;
 mod step_control;
 pub mod tableau;
+#[cfg(test)]
+mod test_systems;
 pub mod w_method;
 
 pub use crate::model::Clamp;

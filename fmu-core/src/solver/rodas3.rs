@@ -147,6 +147,7 @@ pub fn rodas3_adaptive<S: OdeSystem<N>, const N: usize>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_systems::Decay;
     use super::*;
     use crate::solver::explicit::explicit_fixed;
     use crate::solver::{Method, advance};
@@ -171,31 +172,12 @@ mod tests {
         }
     }
 
-    /// Nonlinear scalar-like problem: x0' = -x0^2 (x0 = 1/(1+t)), x1' = -x1 (x1 = e^-t).
-    struct Decay;
-    impl OdeSystem<2> for Decay {
-        fn rates(&self, x: &Vector2<f64>) -> Vector2<f64> {
-            Vector2::new(-x[0] * x[0], -x[1])
-        }
-        fn rates_and_jacobian(
-            &self,
-            x: &Vector2<f64>,
-            j: &mut SMatrix<f64, 2, 2>,
-        ) -> (Vector2<f64>, bool) {
-            let analytic = {
-                *j = SMatrix::<f64, 2, 2>::new(-2.0 * x[0], 0.0, 0.0, -1.0);
-                true
-            };
-            (self.rates(x), analytic)
-        }
-    }
-
     fn error_fixed(method: Method, h: f64, t_end: f64) -> f64 {
         let n = (t_end / h).round() as usize;
         let mut x = Vector2::new(1.0, 1.0);
         let mut stats = Stats::default();
         match method {
-            Method::Rodas3 => assert!(rodas3_fixed(&Decay, &mut x, h, n, &mut stats)),
+            Method::Rodas3 => assert!(rodas3_fixed(&Decay::EXACT, &mut x, h, n, &mut stats)),
             _ => {
                 let settings = SolverSettings {
                     method,
@@ -203,7 +185,7 @@ mod tests {
                     max_substeps: u32::MAX,
                     ..Default::default()
                 };
-                explicit_fixed(&Decay, &mut x, t_end, &settings, &mut stats).unwrap();
+                explicit_fixed(&Decay::EXACT, &mut x, t_end, &settings, &mut stats).unwrap();
             }
         }
         let exact = Vector2::new(1.0 / (1.0 + t_end), (-t_end).exp());
@@ -356,11 +338,27 @@ mod tests {
         };
         let mut carried = Carried::default();
         let mut stats = Stats::default();
-        advance(&Decay, &mut x, 0.5, &settings, &mut carried, &mut stats).unwrap();
+        advance(
+            &Decay::EXACT,
+            &mut x,
+            0.5,
+            &settings,
+            &mut carried,
+            &mut stats,
+        )
+        .unwrap();
         assert!(carried.h > 0.0);
         let first = stats;
         for _ in 0..10 {
-            advance(&Decay, &mut x, 0.5, &settings, &mut carried, &mut stats).unwrap();
+            advance(
+                &Decay::EXACT,
+                &mut x,
+                0.5,
+                &settings,
+                &mut carried,
+                &mut stats,
+            )
+            .unwrap();
         }
         let exact = Vector2::new(1.0 / 6.5, (-5.5f64).exp());
         assert!((x - exact).norm() < 1e-5);
@@ -375,7 +373,7 @@ mod tests {
     impl OdeSystem<2> for CountingDecay {
         fn rates(&self, x: &Vector2<f64>) -> Vector2<f64> {
             self.rates.set(self.rates.get() + 1);
-            Decay.rates(x)
+            Decay::EXACT.rates(x)
         }
         fn rates_and_jacobian(
             &self,
@@ -383,7 +381,7 @@ mod tests {
             j: &mut SMatrix<f64, 2, 2>,
         ) -> (Vector2<f64>, bool) {
             self.combined.set(self.combined.get() + 1);
-            Decay.rates_and_jacobian(x, j)
+            Decay::EXACT.rates_and_jacobian(x, j)
         }
     }
 
@@ -427,7 +425,7 @@ mod tests {
             ..Default::default()
         };
         let err = advance(
-            &Decay,
+            &Decay::EXACT,
             &mut x,
             10.0,
             &settings,
@@ -471,7 +469,7 @@ mod tests {
         let (mut ca, mut cb) = (Carried::default(), Carried::default());
         let (mut sa, mut sb) = (Stats::default(), Stats::default());
         for _ in 0..20 {
-            advance(&Decay, &mut a, 0.1, &settings, &mut ca, &mut sa).unwrap();
+            advance(&Decay::EXACT, &mut a, 0.1, &settings, &mut ca, &mut sa).unwrap();
             advance(&PaddedDecay, &mut b, 0.1, &settings, &mut cb, &mut sb).unwrap();
         }
         assert_eq!((a[0], a[1]), (b[0], b[1]));

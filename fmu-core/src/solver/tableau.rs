@@ -109,28 +109,9 @@ pub const ERROR_ORDER: f64 = 3.0;
 mod tests {
     use super::*;
     use crate::solver::reuse::Reuse;
+    use crate::solver::test_systems::Decay;
     use crate::solver::{OdeSystem, Stats};
-    use nalgebra::{SMatrix, Vector2};
-
-    /// x0' = -x0^2 (x0 = 1/(1+t)), x1' = -x1 (x1 = e^-t); the Jacobian is
-    /// scaled by `jacobian_scale`, to test the W property.
-    struct Decay {
-        jacobian_scale: f64,
-    }
-    impl OdeSystem<2> for Decay {
-        fn rates(&self, x: &Vector2<f64>) -> Vector2<f64> {
-            Vector2::new(-x[0] * x[0], -x[1])
-        }
-        fn rates_and_jacobian(
-            &self,
-            x: &Vector2<f64>,
-            j: &mut SMatrix<f64, 2, 2>,
-        ) -> (Vector2<f64>, bool) {
-            j[(0, 0)] = -2.0 * x[0] * self.jacobian_scale;
-            j[(1, 1)] = -self.jacobian_scale;
-            (self.rates(x), true)
-        }
-    }
+    use nalgebra::Vector2;
 
     /// Error at t = 2 of n fixed substeps of `tableau` with the Jacobian
     /// evaluated once at t = 0 and scaled.
