@@ -735,7 +735,7 @@ pub fn jacobian_violations<M: Model<N>, const N: usize>(
 /// test binary's counting allocator):
 ///
 /// ```ignore
-/// fmu_core::standard_tests!(sliding_mass::SlidingMass, load = [("F", 1e4)], steps = 5);
+/// fmu_core::standard_tests!(valve_drive::SlidingMass, load = [("F", 1e4)], steps = 5);
 /// ```
 ///
 /// `load` gives inputs that set the circuit moving (name, SI value);

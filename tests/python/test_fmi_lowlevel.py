@@ -21,7 +21,7 @@ H = 1e-3  # communication step [s]
 OUTPUTS = ["p1", "p2", "Q1", "Q2", "Q3"]
 IDS = [f"{MODEL}/fmi{v}" for v in FMI_VERSIONS]
 
-# Model description (components/orifice-chain/MODEL.md), transient from
+# Model description (components/circuits/orifice-circuit/MODEL.md), transient from
 # p1 = p2 = 0 with ps = 10 MPa, t = 0.1 s (rounded to its last digit):
 # p1 = 3.385 MPa, p2 = 1.682 MPa.
 PUBLISHED_P1_01, PUBLISHED_P2_01, PUBLISHED_HALF_DIGIT = 3.385e6, 1.682e6, 0.5e3

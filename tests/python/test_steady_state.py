@@ -1,4 +1,4 @@
-"""Analytic steady state of OrificeChain (components/orifice-chain/MODEL.md,
+"""Analytic steady state of OrificeChain (components/circuits/orifice-circuit/MODEL.md,
 "Numbers the implementation reproduces"): after the default experiment (0 to
 50 s, communication step 1 ms) p1 = pt + 2/3 (ps - pt), p2 = pt + 1/3 (ps - pt)
 and Q1 = Q2 = Q3 = K sqrt((ps - pt)/3), K = Cd pi/4 d^2 sqrt(2/rho) (E1)."""

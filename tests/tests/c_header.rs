@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 /// The circuit crate whose exports the header describes.
 const CIRCUIT_CRATE: &str = "orifice-chain";
-const CIRCUIT_DIR: &str = "components/orifice-chain";
+const CIRCUIT_DIR: &str = "components/fmus/orifice-chain";
 
 /// Type names our Rust side declares as aliases (or `repr(C)` structs) with
 /// exactly the official names; the official headers define them, so the

@@ -6,8 +6,8 @@
   it) and its slope;
 - E4, the pressure-dependent bulk modulus of the oil and its slope.
 
-Labels as in ``components/orifice-chain/MODEL.md``; the valve drive uses E2
-and E4 too (``components/valve-drive/MODEL.md``, V2). The hose
+Labels as in ``components/circuits/orifice-circuit/MODEL.md``; the valve drive uses E2
+and E4 too (``components/circuits/valve-drive/MODEL.md``, V2). The hose
 (``hose_line.py``) has laws of its own (wall, air, oil compressibility,
 resistances: H1-H6), none of them one of these.
 

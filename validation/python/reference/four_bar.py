@@ -4,7 +4,7 @@
 A planar four-bar (crank, coupler, rocker; one degree of freedom, the crank
 angle theta) lifted by a hydraulic cylinder that a constant-flow pump, a
 relief valve and a closed-centre 4/3 proportional valve drive. The model
-description is ``components/four-bar-circuit/MODEL.md`` (its numbers "the
+description is ``components/circuits/four-bar-circuit/MODEL.md`` (its numbers "the
 published numbers" below; equation labels M1-M6 for the linkage,
 F1-F8 for the hydraulics, E1 for the energy balance); the equations are
 written out here from it as plain functions in SI units, without looking at
@@ -79,7 +79,7 @@ TWIN_MODEL = "FourBarTwin"
 TWIN_SCENARIO = "sine_real2_inputs"
 TWIN_FROM = "sine_real2"
 TWIN_SIGNALS = ("theta", "omega", "s", "s_dot", "pp", "p1", "p2", "U", "Qd1", "Q_R", "F_h")
-MODEL_DESCRIPTION = "components/four-bar-circuit/MODEL.md"
+MODEL_DESCRIPTION = "components/circuits/four-bar-circuit/MODEL.md"
 SCRIPT = "validation/python/reference/four_bar.py"
 
 # The parameters of the model description (SI units), named as the FMU's parameters.

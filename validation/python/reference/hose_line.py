@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference solution of the hose model (HoseH, HoseG, HoseY, HoseZ).
 
-The model description ``components/hose-line/MODEL.md`` (equations H1-H7;
+The model description ``components/circuits/hose-line/MODEL.md`` (equations H1-H7;
 the numbers it states, some from an earlier version of it, are "the published
 numbers" below) is written out here
 as plain functions (SI units throughout) for the four causal forms and any
@@ -1209,7 +1209,7 @@ def scenario_json(res: ScenarioResult) -> str:
         "model": model_name,
         "scenario": res.name.split("/")[1],
         "description": res.spec["description"],
-        "model_description": "components/hose-line/MODEL.md",
+        "model_description": "components/circuits/hose-line/MODEL.md",
         "generated_by": "validation/python/reference/hose_line.py",
         "parameters": scenario_parameters(res.spec),
         "inputs": f"{model_name}_in.csv",
@@ -1426,7 +1426,7 @@ def check_achievable(name, model, pieces, y0, t_out, radau, signals, checks, log
 def frequency_documents(numbers: dict) -> dict[str, dict]:
     """HoseH/frequency_response.json and HoseY/frequency_response.json."""
     common = {
-        "model_description": "components/hose-line/MODEL.md",
+        "model_description": "components/circuits/hose-line/MODEL.md",
         "generated_by": "validation/python/reference/hose_line.py",
         "input": "p2 = 1e7 + A sin(2 pi f t) Pa (for HoseY p1 constant at its operating value)",
         "amplitude_Pa": 3e5,

@@ -4,7 +4,7 @@
 A proportional 4/3 valve with a second-order spool drives a double-acting
 cylinder whose piston (m) lifts a load (M) against gravity, with viscous and
 regularised Coulomb friction and push-only end stops. The model description
-is ``components/lift-circuit/MODEL.md`` (its labels L1-L6; its numbers "the
+is ``components/circuits/lift-circuit/MODEL.md`` (its labels L1-L6; its numbers "the
 published numbers" below); the equations are written out here from it as plain
 functions in SI units, without looking at the Rust code:
 
@@ -73,7 +73,7 @@ from scipy.integrate import solve_ivp
 
 MODEL = "LiftActuator"
 HYD_MODEL = "LiftHydraulics"
-MODEL_DESCRIPTION = "components/lift-circuit/MODEL.md"
+MODEL_DESCRIPTION = "components/circuits/lift-circuit/MODEL.md"
 SCRIPT = "validation/python/reference/lift_actuator.py"
 
 # The parameters of the model description (SI units), named as the FMUs' parameters.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference solution of the OrificeChain model.
 
-The equations E1-E5 of the model description ``components/orifice-chain/MODEL.md``
+The equations E1-E5 of the model description ``components/circuits/orifice-circuit/MODEL.md``
 (its numbers "the published numbers" below) are written out here
 as plain functions (SI units throughout) and solved with SciPy ``Radau``
 (rtol 1e-10, analytic Jacobian). The trace is cross-checked against SUNDIALS
@@ -576,7 +576,7 @@ def scenario_json_text(name: str, trace: Trace, par: dict, ps: float, pt: float)
         "model": MODEL,
         "scenario": name,
         "description": spec["description"],
-        "model_description": "components/orifice-chain/MODEL.md",
+        "model_description": "components/circuits/orifice-circuit/MODEL.md",
         "generated_by": "validation/python/reference/orifice_chain.py",
         "interpolation": "step",
         "step_sizes": [0.001, 0.01],

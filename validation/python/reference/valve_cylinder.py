@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Independent reference solution of the ValveCylinder model.
 
-The equations V1-V6 of the model description ``components/valve-drive/MODEL.md``
+The equations V1-V6 of the model description ``components/circuits/valve-drive/MODEL.md``
 (its numbers "the published numbers" below) (corrected forms,
 deadband form of V4, K clamped to [0, Kmax] with anti-windup, shuttle pressure
 max(p1, p2), LuGre friction, push-only end stops) are written out here as plain
 functions in SI units, with the orifice law E2 (p_tr = 1e5 Pa) and the log10
-bulk modulus E4 of ``components/orifice-chain/MODEL.md``.
+bulk modulus E4 of ``components/circuits/orifice-circuit/MODEL.md``.
 
 How the discontinuities are handled (see valve_cylinder_NOTES.md):
 
@@ -75,7 +75,7 @@ from reference_common import (SURROGATE_KINDS, add_check_arguments, agrees_to_pu
 from scipy.integrate import solve_ivp
 
 MODEL = "ValveCylinder"
-MODEL_DESCRIPTION = "components/valve-drive/MODEL.md"
+MODEL_DESCRIPTION = "components/circuits/valve-drive/MODEL.md"
 SCRIPT = "validation/python/reference/valve_cylinder.py"
 # The 100 levels of the random scenario (b), committed beside this script (data/README.md).
 LEVELS_CSV = Path(__file__).resolve().parent / "data" / "valve-cylinder-random-levels.csv"

@@ -1,5 +1,5 @@
 """Unit tests of the FourBar reference equations (model description
-components/four-bar-circuit/MODEL.md: linkage M1-M6, hydraulics F1-F8, energy E1)."""
+components/circuits/four-bar-circuit/MODEL.md: linkage M1-M6, hydraulics F1-F8, energy E1)."""
 
 import math
 import sys

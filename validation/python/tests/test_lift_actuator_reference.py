@@ -1,5 +1,5 @@
 """Unit tests of the LiftActuator / LiftHydraulics reference (model description
-components/lift-circuit/MODEL.md, equations L1-L6) and of its published numbers,
+components/circuits/lift-circuit/MODEL.md, equations L1-L6) and of its published numbers,
 on the committed reference trace and on a fresh CVODE run."""
 
 import csv

@@ -550,7 +550,7 @@ def test_every_example_design_runs(tmp_path, example):
 def test_resonance_summary_finds_the_hose_resonance(tmp_path):
     """HoseH with the hose of Grossschmidt and Harf (2017), 2 m and 16 mm,
     in 7 segments without wall hysteresis (b = 0) as in the frequency
-    response of its model description (components/hose-line/MODEL.md),
+    response of its model description (components/circuits/hose-line/MODEL.md),
     whose reference resonance of p1 to p2 is 97.76 Hz."""
     if not freq_response_binary().is_file():
         pytest.skip("target/release/freq-response not built")

@@ -5,7 +5,7 @@ supplies the cylinder force through FMI at a 1 ms communication step, in
 free-running or wall-clock-paced (``--realtime``) mode; the result is
 compared with the monolithic LiftActuator FMU on the same scenario.
 
-The scenario is the paper's experiment of components/lift-circuit/MODEL.md
+The scenario is the paper's experiment of components/circuits/lift-circuit/MODEL.md
 (scenario ``lift_100kg``): the valve command u = 0 until 1 s, then u = 1;
 the load rests on the lower stop, is lifted at about 4.2 m/s, reaches full
 stroke near 1.29 s, and p_A settles at p_S and p_B at p_T.

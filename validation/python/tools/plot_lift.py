@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The paper's Fig. 4 in display units: the LiftActuator FMU on the paper's
-experiment (scenario ``lift_100kg`` of components/lift-circuit/MODEL.md:
+experiment (scenario ``lift_100kg`` of components/circuits/lift-circuit/MODEL.md:
 5 s, u = 0 until 1 s, then u = 1), run by FMPy's ``simulate_fmu`` at a
 1 ms communication step, with the committed reference trace overlaid when
 it exists (validation/scenarios/LiftActuator/lift_100kg/
@@ -21,7 +21,7 @@ peak), sag during motion (p_A falls while the piston accelerates to about
 x_p passing 0.99 of the stroke: p_A settles at p_S, p_B at p_T).
 
 Prints the numbers it reads off the FMU's trace (and the reference's),
-next to those components/lift-circuit/MODEL.md gives: p_A at 1.05 s and
+next to those components/circuits/lift-circuit/MODEL.md gives: p_A at 1.05 s and
 1.2 s, peak p_B, peak v_p, when x_p passes 990 mm, p_A and p_B at 1.5 s and
 at the end.
 
@@ -57,7 +57,7 @@ STOP, T_STEP, U_BEFORE, U_AFTER = 5.0, 1.0, 0.0, 1.0
 FULL_STROKE_FRACTION = 0.99
 SIGNALS = ("x_p", "v_p", "p_A", "p_B")
 
-#: The numbers components/lift-circuit/MODEL.md states for this experiment, by the labels
+#: The numbers components/circuits/lift-circuit/MODEL.md states for this experiment, by the labels
 #: printed below: (SI value, its significant digits, approximate).
 MODEL_MD = {
     "p_A at 1.05 s": (70.4e5, 3, False),

@@ -39,7 +39,7 @@ import numpy as np
 
 
 def read_weights(path: Path) -> dict:
-    """The MLP of a weights file (format: components/surrogates, module
+    """The MLP of a weights file (format: components/elements/surrogates, module
     `file`), parsed here independently; raises ValueError on a bad file."""
     text = path.read_text()
     body, marker, tail = text.rpartition("sha256 ")

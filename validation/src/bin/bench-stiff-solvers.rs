@@ -28,7 +28,7 @@ use fmu_core::{Method, Model, SolverSettings, WithInputs};
 use std::cell::{Cell, RefCell};
 use std::time::Instant;
 use validation::{StepInput, Trace, relative_rms_percent, repo_root};
-use valve_cylinder::{Inputs, NX, ValveCylinder, state};
+use valve_drive::valve_cylinder::{Inputs, NX, ValveCylinder, state};
 use valve_drive::{CarriageStates, DriveStates};
 
 /// Rodas3 vs diffsol's BDF on the ValveCylinder equations, in process.

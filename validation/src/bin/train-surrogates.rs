@@ -306,7 +306,7 @@ fn train_actuator(args: &Args, kinds: &[&str], differs: &mut Vec<PathBuf>) -> Re
         let folder = args
             .out
             .clone()
-            .unwrap_or_else(|| root.join("components/valve-actuator/resources"));
+            .unwrap_or_else(|| root.join("components/fmus/valve-actuator/resources"));
         let path = folder.join(format!("valve-actuator-hil-{kind}.txt"));
         deliver(&model, &path, args.check, differs)?;
         println!("  {note}");

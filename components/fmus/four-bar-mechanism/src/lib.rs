@@ -1,0 +1,4 @@
+//! FourBarMechanism: its model and table are [`four_bar_circuit::FourBarMechanism`] (`circuits/four-bar-circuit/MODEL.md`);
+//! this crate exports it as an FMU.
+
+fmu_core::export_fmu!(four_bar_circuit::FourBarMechanism);

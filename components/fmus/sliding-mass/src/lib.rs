@@ -1,0 +1,4 @@
+//! SlidingMass: its model and table are [`valve_drive::SlidingMass`] (`circuits/valve-drive/MODEL.md`);
+//! this crate exports it as an FMU.
+
+fmu_core::export_fmu!(valve_drive::SlidingMass);
