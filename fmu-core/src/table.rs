@@ -548,6 +548,9 @@ pub const fn position(names: &[&str], name: &str) -> usize {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __field_type {
+    ([$kind:ident; $n:literal]) => {
+        [$crate::__field_type!($kind); $n]
+    };
     (real) => {
         f64
     };
@@ -596,6 +599,16 @@ macro_rules! __option {
 /// `[unit => display unit]`, `=` start value, then range options (`min`,
 /// `max`: inclusive; `above`, `below`: exclusive). A `groups { field: Type,
 /// ... }` block after the struct includes other groups by field.
+///
+/// An array row (`[real; 8]`, start value an array) is a field of that
+/// array type and as many variables, `name1` to `name8`, each with the
+/// row's unit and range and its description with `{i}` replaced by its
+/// number:
+///
+/// ```ignore
+/// /// Spool signal of control point {i}
+/// U: [real; 3] ["V"] = [0.0, 5.0, 10.0];
+/// ```
 #[macro_export]
 macro_rules! parameters {
     (
@@ -603,7 +616,7 @@ macro_rules! parameters {
         $vis:vis struct $Name:ident {
             $(
                 $(#[doc = $doc:literal])*
-                $field:ident : $kind:ident $($modifier:ident)*
+                $field:ident : $kind:tt $($modifier:ident)*
                     $([$unit:literal $(=> $display:literal)?])? = $start:expr
                     $(, $option:ident $limit:expr)* ;
             )*
@@ -621,18 +634,14 @@ macro_rules! parameters {
         }
 
         impl $crate::table::Record for $Name {
-            const LEN: usize = 0 $(+ { let _ = stringify!($field); 1 })*
+            const LEN: usize = 0 $(+ $crate::__row_count!($kind))*
                 $($(+ <$Group as $crate::table::Record>::LEN)*)?;
 
             fn rows(out: &mut Vec<$crate::table::Row>) {
                 $(
-                    out.push(
-                        $crate::table::Row::$kind(stringify!($field), concat!($($doc),*))
-                            $(.$modifier())*
-                            $(.unit($unit) $(.display($display))?)?
-                            .start($start)
-                            $(.$option($limit))*
-                    );
+                    $crate::__parameter_rows!(out, $field, $kind, concat!($($doc),*), $start,
+                        [$(.$modifier())* $(.unit($unit) $(.display($display))?)?]
+                        [$(.$option($limit))*]);
                 )*
                 $($( <$Group as $crate::table::Record>::rows(out); )*)?
             }
@@ -641,8 +650,8 @@ macro_rules! parameters {
             fn from_values(values: &[f64]) -> Self {
                 let mut i = 0usize;
                 $(
-                    let $field = $crate::table::FromValue::from_value(values[i]);
-                    i += 1;
+                    let $field = $crate::__field_value!($kind, values, i);
+                    i += $crate::__row_count!($kind);
                 )*
                 $($(
                     let $gfield = <$Group as $crate::table::Record>::from_values(
@@ -653,6 +662,75 @@ macro_rules! parameters {
                 $Name { $($field,)* $($($gfield,)*)? }
             }
         }
+    };
+}
+
+/// The name and description of element `i` (from 1) of an array row
+/// `field`: `field` followed by the number, and `doc` with `{i}` replaced
+/// by it. Each distinct text is allocated once for the life of the
+/// process (the table's rows hold `&'static str`), so building the rows
+/// again allocates nothing new.
+pub fn element(field: &'static str, doc: &'static str, i: usize) -> (&'static str, &'static str) {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static TEXTS: OnceLock<Mutex<HashMap<String, &'static str>>> = OnceLock::new();
+    let mut texts = TEXTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let mut keep = |text: String| -> &'static str {
+        texts
+            .entry(text)
+            .or_insert_with_key(|t| Box::leak(t.clone().into_boxed_str()))
+    };
+    let name = keep(format!("{field}{i}"));
+    let description = keep(doc.replace("{i}", &i.to_string()));
+    (name, description)
+}
+
+/// The number of rows of a parameter: 1, or an array row's length.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __row_count {
+    ([$kind:ident; $n:literal]) => {
+        $n
+    };
+    ($kind:ident) => {
+        1
+    };
+}
+
+/// A parameter's field from the flat values at `i`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __field_value {
+    ([$kind:ident; $n:literal], $values:ident, $i:ident) => {
+        ::core::array::from_fn(|k| $crate::table::FromValue::from_value($values[$i + k]))
+    };
+    ($kind:ident, $values:ident, $i:ident) => {
+        $crate::table::FromValue::from_value($values[$i])
+    };
+}
+
+/// A parameter's table rows: one, or one per element of an array row,
+/// named `field1`, `field2`, ... with `{i}` in the description replaced
+/// by the element's number.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __parameter_rows {
+    ($out:ident, $field:ident, [$kind:ident; $n:literal], $doc:expr, $start:expr,
+        [$($before:tt)*] [$($after:tt)*]) => {
+        let starts: [_; $n] = $start;
+        for (k, start) in starts.into_iter().enumerate() {
+            let (name, description) = $crate::table::element(stringify!($field), $doc, k + 1);
+            $out.push($crate::table::Row::$kind(name, description) $($before)* .start(start) $($after)*);
+        }
+    };
+    ($out:ident, $field:ident, $kind:ident, $doc:expr, $start:expr,
+        [$($before:tt)*] [$($after:tt)*]) => {
+        $out.push(
+            $crate::table::Row::$kind(stringify!($field), $doc) $($before)* .start($start) $($after)*
+        );
     };
 }
 
@@ -696,7 +774,9 @@ macro_rules! parameters {
 /// copies it, and it may be a known of directional derivatives. States
 /// are scalars (`name: nominal value;`) or blocks of a state group
 /// declared with [`states!`](crate::states) (`name: group Type;`); with
-/// `states { reserve N; }` the model sizes its states itself (a structural
+/// `states { layout Type; }` the whole state vector is one such group
+/// (a circuit's layout, whose constants the code evaluating it shares);
+/// with `states { reserve N; }` the model sizes its states itself (a structural
 /// segment count). The macro generates the structs, `impl Table for
 /// <model>`, the constant `NX` (the number of states), and modules `input`,
 /// `output` and `state` with each variable's index (state blocks as
@@ -845,8 +925,9 @@ macro_rules! circuit {
 }
 
 /// Declares a named group of states with their nominal magnitudes (a block
-/// of the state vector an element fills), for use in several circuits'
-/// `states { name: group Type; }`.
+/// of the state vector an element fills, or a whole circuit's layout), for
+/// use in several circuits' `states { name: group Type; }` or
+/// `states { layout Type; }`.
 ///
 /// ```ignore
 /// fmu_core::states! {
@@ -860,37 +941,95 @@ macro_rules! circuit {
 /// }
 /// ```
 ///
-/// Generates the marker type with [`StateGroup`](crate::blocks::StateGroup)
-/// and an associated constant per state (its index inside the block).
+/// An entry is a scalar state (`name: nominal value;`) or a block of
+/// another group (`name: group Type;`), so a circuit's whole state vector
+/// can be one group built from its elements' groups. Generates the marker
+/// type with [`StateGroup`](crate::blocks::StateGroup) and an associated
+/// constant per entry: a scalar's index inside the group, a block's
+/// [`Block`](crate::blocks::Block). Names, nominal values and part specs
+/// of nested groups are flattened in order.
 #[macro_export]
 macro_rules! states {
     (
         $(#[$meta:meta])*
-        $vis:vis struct $Name:ident {
-            $( $(#[doc = $doc:literal])* $state:ident : nominal $nominal:expr ; )*
-        }
+        $vis:vis struct $Name:ident { $($body:tt)* }
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         $vis struct $Name;
 
-        #[allow(non_upper_case_globals)]
+        $crate::__state_group!(@munch $Name [0usize] [] [] $($body)*);
+    };
+}
+
+/// The entries of [`states!`]: walks them, giving each its offset, then
+/// writes the constants and the [`StateGroup`](crate::blocks::StateGroup)
+/// implementation.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __state_group {
+    (@munch $Name:ident [$offset:expr] [$($consts:tt)*] [$($entries:tt)*]
+        $(#[doc = $doc:literal])* $state:ident : nominal $nominal:expr ; $($rest:tt)*) => {
+        $crate::__state_group!(@munch $Name [$offset + 1]
+            [$($consts)* $(#[doc = $doc])* pub const $state: usize = $offset;]
+            [$($entries)* (scalar $state $nominal)]
+            $($rest)*);
+    };
+    (@munch $Name:ident [$offset:expr] [$($consts:tt)*] [$($entries:tt)*]
+        $(#[doc = $doc:literal])* $block:ident : group $Group:ty ; $($rest:tt)*) => {
+        $crate::__state_group!(@munch $Name
+            [$offset + <$Group as $crate::blocks::StateGroup>::LEN]
+            [$($consts)* $(#[doc = $doc])*
+             pub const $block: $crate::blocks::Block<{ <$Group as $crate::blocks::StateGroup>::LEN }>
+                 = $crate::blocks::Block::at($offset);]
+            [$($entries)* (group $block $Group)]
+            $($rest)*);
+    };
+    (@munch $Name:ident [$offset:expr] [$($consts:tt)*] [$(($how:ident $name:ident $what:tt))*]) => {
+        #[allow(non_upper_case_globals, dead_code)]
         impl $Name {
-            $(
-                $(#[doc = $doc])*
-                pub const $state: usize = $crate::table::position(
-                    <$Name as $crate::blocks::StateGroup>::NAMES,
-                    stringify!($state),
-                );
-            )*
+            $($consts)*
         }
 
         impl $crate::blocks::StateGroup for $Name {
-            const LEN: usize = 0 $(+ { let _ = stringify!($state); 1 })*;
-            const NAMES: &'static [&'static str] = &[$(stringify!($state)),*];
-            const NOMINAL: &'static [f64] = &[$($nominal),*];
-            const SPECS: &'static [$crate::compose::StateSpec] =
-                &[$($crate::compose::StateSpec::new(stringify!($state), $nominal)),*];
+            const LEN: usize = $offset;
+            const NAMES: &'static [&'static str] = &{
+                let mut out = [""; $offset];
+                let mut at = 0usize;
+                $( $crate::__state_group!(@fill out at NAMES $how $name $what [stringify!($name)]); )*
+                assert!(at == $offset);
+                out
+            };
+            const NOMINAL: &'static [f64] = &{
+                let mut out = [0.0; $offset];
+                let mut at = 0usize;
+                $( $crate::__state_group!(@fill out at NOMINAL $how $name $what [$what]); )*
+                assert!(at == $offset);
+                out
+            };
+            const SPECS: &'static [$crate::compose::StateSpec] = &{
+                let mut out = [$crate::compose::StateSpec::new("", 0.0); $offset];
+                let mut at = 0usize;
+                $( $crate::__state_group!(@fill out at SPECS $how $name $what
+                    [$crate::compose::StateSpec::new(stringify!($name), $what)]); )*
+                assert!(at == $offset);
+                out
+            };
+        }
+    };
+    // One scalar entry: its value.
+    (@fill $out:ident $at:ident $list:ident scalar $name:ident $what:tt [$($value:tt)*]) => {
+        $out[$at] = $($value)*;
+        $at += 1;
+    };
+    // A nested group: its whole list, in order.
+    (@fill $out:ident $at:ident $list:ident group $name:ident $Group:tt [$($value:tt)*]) => {
+        let inner = <$Group as $crate::blocks::StateGroup>::$list;
+        let mut k = 0usize;
+        while k < inner.len() {
+            $out[$at] = inner[k];
+            $at += 1;
+            k += 1;
         }
     };
 }
@@ -912,6 +1051,21 @@ macro_rules! __states {
         }
         fn __state_nominal(out: &mut [f64]) {
             out.fill(1.0);
+        }
+    };
+    // The whole state vector is one group (a circuit's layout, declared
+    // with `states!` and shared with the code that evaluates it): its
+    // constants are the indices.
+    (@munch [$offset:expr] [] [] $(#[doc = $doc:literal])* layout $Group:ty ;) => {
+        /// Number of states (the layout's).
+        pub const NX: usize = <$Group as $crate::blocks::StateGroup>::LEN;
+        /// The states are the layout's: its constants are their indices.
+        pub mod state {}
+        fn __state_names() -> Vec<&'static str> {
+            <$Group as $crate::blocks::StateGroup>::NAMES.to_vec()
+        }
+        fn __state_nominal(out: &mut [f64]) {
+            out.copy_from_slice(<$Group as $crate::blocks::StateGroup>::NOMINAL);
         }
     };
     // A scalar state.
@@ -1039,6 +1193,80 @@ mod tests {
         ] {
             assert!(e.contains(needle), "missing '{needle}' in:\n{e}");
         }
+    }
+
+    crate::states! {
+        /// Two scalars.
+        pub struct Inner {
+            /// First
+            a: nominal 2.0;
+            /// Second
+            b: nominal 3.0;
+        }
+    }
+
+    crate::states! {
+        /// A layout with a nested group between scalars.
+        pub struct Outer {
+            /// Before
+            first: nominal 1.0;
+            /// The nested block
+            inner: group Inner;
+            /// After
+            last: nominal 4.0;
+        }
+    }
+
+    #[test]
+    fn nested_state_groups_are_blocks_flattened_in_order() {
+        use crate::blocks::StateGroup;
+        use crate::compose::StateSpec;
+        assert_eq!(Outer::LEN, 4);
+        assert_eq!(Outer::NAMES, &["first", "a", "b", "last"]);
+        assert_eq!(Outer::NOMINAL, &[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(Outer::SPECS[2], StateSpec::new("b", 3.0));
+        assert_eq!(
+            (
+                Outer::first,
+                Outer::inner.start(),
+                Outer::inner.index(Inner::b),
+                Outer::last
+            ),
+            (0, 1, 2, 3)
+        );
+    }
+
+    crate::parameters! {
+        /// An array row between two scalars.
+        pub struct Curve {
+            /// Points used
+            n: int = 2, min 1, max 3;
+            /// Signal of point {i}
+            U: [real; 3] ["V"] = [0.0, 5.0, 10.0], min 0.0;
+            /// Gain
+            k: real = 1.5;
+        }
+    }
+
+    #[test]
+    fn an_array_row_is_numbered_variables_and_one_array_field() {
+        let mut rows = Vec::new();
+        <Curve as Record>::rows(&mut rows);
+        assert_eq!(<Curve as Record>::LEN, 5);
+        let names: Vec<&str> = rows.iter().map(|r| r.name).collect();
+        assert_eq!(names, ["n", "U1", "U2", "U3", "k"]);
+        assert_eq!(rows[2].description, " Signal of point 2");
+        assert_eq!((rows[3].unit, rows[3].start), (Some("V"), 10.0));
+        assert!(rows[1..4].iter().all(|r| r.min == Some(Bound { value: 0.0, open: false })));
+        assert!(rows[2].check(-1.0).is_err());
+        let c = <Curve as Record>::from_values(&[3.0, 1.0, 2.0, 3.0, 4.0]);
+        assert_eq!((c.n, c.U, c.k), (3, [1.0, 2.0, 3.0], 4.0));
+        // The names are kept once: building the rows again gives the same
+        // texts.
+        let mut again = Vec::new();
+        <Curve as Record>::rows(&mut again);
+        assert!(std::ptr::eq(again[2].name, rows[2].name));
+        check_rows(&rows).unwrap();
     }
 
     #[test]

@@ -1,27 +1,41 @@
 //! The whole circuit: the linkage (M1-M6) driven by the hydraulics (F1-F8)
 //! through the cylinder, over the state vector
 //! `[θ, θ', pp, p1, p2, U, W_h, W_f]` (the two work integrals give the
-//! energy balance E1). The FourBar FMU and its estimation model FourBarTwin
-//! declare their states in this order and evaluate them here.
+//! energy balance E1), laid out once in [`FourBarStates`]: the FourBar FMU
+//! and its estimation model FourBarTwin take their states from it and
+//! evaluate them here.
 
-use crate::{Actuator, Linkage};
+use crate::{Actuator, HydraulicStates, Linkage};
+use fmu_core::blocks::{BlockJacobian, StateGroup};
 use fmu_core::nalgebra::{SMatrix, SVector};
 
-/// Number of states.
-pub const NX: usize = 8;
-/// Crank angle θ, rad.
-pub const THETA: usize = 0;
-/// Crank rate θ', rad/s.
-pub const OMEGA: usize = 1;
-/// First of the hydraulic block `[pp, p1, p2, U]`.
-pub const HYD: usize = 2;
-/// Hydraulic work on the piston, J.
-pub const W_H: usize = 6;
-/// Work dissipated by seal friction, J.
-pub const W_F: usize = 7;
+fmu_core::states! {
+    /// The whole circuit's states, the layout of the FourBar and FourBarTwin
+    /// tables (`states { layout FourBarStates; }`): its constants are the
+    /// indices this file and the FMUs use.
+    pub struct FourBarStates {
+        /// Crank angle θ, rad
+        theta: nominal 1.0;
+        /// Crank rate θ', rad/s
+        omega: nominal 1.0;
+        /// The hydraulics: pump-line and chamber pressures, spool
+        hyd: group HydraulicStates;
+        /// Hydraulic work on the piston, J
+        W_h: nominal 1e4;
+        /// Work dissipated by seal friction, J
+        W_f: nominal 1e4;
+    }
+}
 
-const P1: usize = HYD + 1;
-const P2: usize = HYD + 2;
+/// Number of states.
+pub const NX: usize = FourBarStates::LEN;
+
+const THETA: usize = FourBarStates::theta;
+const OMEGA: usize = FourBarStates::omega;
+const W_H: usize = FourBarStates::W_h;
+const W_F: usize = FourBarStates::W_f;
+const P1: usize = FourBarStates::hyd.index(HydraulicStates::p1);
+const P2: usize = FourBarStates::hyd.index(HydraulicStates::p2);
 
 /// The start (`MODEL.md`, start): at rest at the linkage's θ0 (where
 /// s = s0), p1 holding the linkage against gravity, pp where the relief
@@ -30,8 +44,7 @@ pub fn initial_state(linkage: &Linkage, actuator: &Actuator) -> SVector<f64, NX>
     let mut x = SVector::<f64, NX>::zeros();
     x[THETA] = linkage.theta0;
     let force = linkage.holding_force(linkage.theta0).unwrap_or(f64::NAN);
-    x.fixed_rows_mut::<4>(HYD)
-        .copy_from(&actuator.initial(force));
+    FourBarStates::hyd.write(&mut x, &actuator.initial(force));
     x
 }
 
@@ -56,12 +69,12 @@ pub fn rates(
     let Ok((l, dl)) = evaluated else {
         return SVector::repeat(f64::NAN);
     };
-    let h = x.fixed_rows::<4>(HYD).into_owned();
+    let h = FourBarStates::hyd.read(x);
     let a = actuator.eval(u_ref, &h, l.s, l.s_dot);
     let mut dx = SVector::<f64, NX>::zeros();
     dx[THETA] = omega;
     dx[OMEGA] = l.theta_ddot(a.force);
-    dx.fixed_rows_mut::<4>(HYD).copy_from(&a.rates);
+    FourBarStates::hyd.write(&mut dx, &a.rates);
     let piston = x[P1] * actuator.a1 - x[P2] * actuator.a2;
     dx[W_H] = piston * l.s_dot;
     dx[W_F] = a.friction * l.s_dot;
@@ -72,14 +85,15 @@ pub fn rates(
         // θ' column: the velocity terms, friction through s' = ds θ', and
         // the hydraulics' dependence on s'.
         j[(OMEGA, OMEGA)] = l.dtheta_ddot_domega + d_force * a.force_sdot * l.ds;
-        j.fixed_view_mut::<4, 1>(HYD, OMEGA)
+        j.block_column(FourBarStates::hyd, OMEGA)
             .copy_from(&(a.d_sdot * l.ds));
         j[(W_H, OMEGA)] = piston * l.ds;
         // dF_mu/ds' is -dF_h/ds'.
         let friction_v = -a.force_sdot;
         j[(W_F, OMEGA)] = (a.friction + friction_v * l.s_dot) * l.ds;
         // Hydraulic columns.
-        j.fixed_view_mut::<4, 4>(HYD, HYD).copy_from(&a.jac);
+        j.block(FourBarStates::hyd, FourBarStates::hyd)
+            .copy_from(&a.jac);
         j[(OMEGA, P1)] = d_force * actuator.a1;
         j[(OMEGA, P2)] = -d_force * actuator.a2;
         j[(W_H, P1)] = actuator.a1 * l.s_dot;
@@ -90,7 +104,7 @@ pub fn rates(
             let dsdot = d.dds * omega;
             let dforce = a.force_sdot * dsdot;
             j[(OMEGA, THETA)] = d.theta_ddot(&l, a.force) + d_force * dforce;
-            j.fixed_view_mut::<4, 1>(HYD, THETA)
+            j.block_column(FourBarStates::hyd, THETA)
                 .copy_from(&(a.d_s * l.ds + a.d_sdot * dsdot));
             j[(W_H, THETA)] = piston * dsdot;
             j[(W_F, THETA)] = (a.friction + friction_v * l.s_dot) * dsdot;

@@ -11,6 +11,7 @@ use crate::{
     Actuator, BulkParams, CurveParams, HydraulicParams, HydraulicStates, Linkage, LinkageParams,
     coupled,
 };
+use crate::coupled::FourBarStates;
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Context, Model};
 
@@ -23,16 +24,8 @@ fmu_core::circuit! {
         step_size: 1e-3,
     }
     states {
-        /// Crank angle θ, rad
-        theta: nominal 1.0;
-        /// Crank rate θ', rad/s
-        omega: nominal 1.0;
-        /// The hydraulics: pump-line and chamber pressures, spool
-        hyd: group HydraulicStates;
-        /// Hydraulic work on the piston, J
-        W_h: nominal 1e4;
-        /// Work dissipated by seal friction, J
-        W_f: nominal 1e4;
+        /// θ, θ', the hydraulics (pp, p1, p2, U), W_h, W_f
+        layout FourBarStates;
     }
     inputs Inputs {
         /// Valve command (spool signal set point)
@@ -40,21 +33,21 @@ fmu_core::circuit! {
     }
     outputs Outputs {
         /// Crank angle θ from the +x axis
-        theta: ["rad" => "deg"] = x[state::theta];
+        theta: ["rad" => "deg"] = x[FourBarStates::theta];
         /// Crank angular velocity
-        omega: ["rad/s" => "deg/s"] = x[state::omega];
+        omega: ["rad/s" => "deg/s"] = x[FourBarStates::omega];
         /// Cylinder pin-to-pin length
         s: ["m"];
         /// Cylinder extension rate
         s_dot: ["m/s" => "mm/s"];
         /// Pump-line pressure
-        pp: ["Pa" => "MPa"] = x[state::hyd.index(HydraulicStates::pp)];
+        pp: ["Pa" => "MPa"] = x[FourBarStates::hyd.index(HydraulicStates::pp)];
         /// Piston-side pressure
-        p1: ["Pa" => "MPa"] = x[state::hyd.index(HydraulicStates::p1)];
+        p1: ["Pa" => "MPa"] = x[FourBarStates::hyd.index(HydraulicStates::p1)];
         /// Rod-side pressure
-        p2: ["Pa" => "MPa"] = x[state::hyd.index(HydraulicStates::p2)];
+        p2: ["Pa" => "MPa"] = x[FourBarStates::hyd.index(HydraulicStates::p2)];
         /// Spool signal
-        U: ["V"] = x[state::hyd.index(HydraulicStates::U)];
+        U: ["V"] = x[FourBarStates::hyd.index(HydraulicStates::U)];
         /// Valve flow into the piston side (P->A minus A->T)
         Qd1: ["m3/s" => "L/min"];
         /// Valve flow out of the rod side (B->T minus P->B)
@@ -74,9 +67,9 @@ fmu_core::circuit! {
         /// Kinetic plus potential energy of the linkage (potential zero at y = 0)
         E_mech: ["J" => "kJ"];
         /// Hydraulic work on the piston since the start
-        W_h: ["J" => "kJ"] = x[state::W_h];
+        W_h: ["J" => "kJ"] = x[FourBarStates::W_h];
         /// Friction work since the start
-        W_f: ["J" => "kJ"] = x[state::W_f];
+        W_f: ["J" => "kJ"] = x[FourBarStates::W_f];
         /// Energy balance W_h - W_f - (E_mech - E_mech at the start); zero up to the integration error
         E_balance: ["J"];
     }
@@ -101,16 +94,6 @@ pub struct FourBar {
     /// Mechanical energy at the initial state, J.
     energy0: f64,
 }
-
-// The state order the shared evaluation works on.
-const _: () = assert!(
-    NX == coupled::NX
-        && state::theta == coupled::THETA
-        && state::omega == coupled::OMEGA
-        && state::hyd.start() == coupled::HYD
-        && state::W_h == coupled::W_H
-        && state::W_f == coupled::W_F
-);
 
 impl FourBar {
     /// The rates at state `x` and (when `jac` is given) their analytic
@@ -150,7 +133,7 @@ impl Model<NX> for FourBar {
     }
 
     fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.actuator.event_indicator_values(&state::hyd.read(x), z);
+        self.actuator.event_indicator_values(&FourBarStates::hyd.read(x), z);
     }
 
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
@@ -172,13 +155,13 @@ impl Model<NX> for FourBar {
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
-        let Ok(l) = self.linkage.eval(x[state::theta], x[state::omega]) else {
+        let Ok(l) = self.linkage.eval(x[FourBarStates::theta], x[FourBarStates::omega]) else {
             out.loop_residual = f64::NAN;
             return;
         };
         let a = self
             .actuator
-            .eval(u.U_ref, &state::hyd.read(x), l.s, l.s_dot);
+            .eval(u.U_ref, &FourBarStates::hyd.read(x), l.s, l.s_dot);
         out.s = l.s;
         out.s_dot = l.s_dot;
         out.Qd1 = a.flows.pa.q - a.flows.at.q;
@@ -190,7 +173,7 @@ impl Model<NX> for FourBar {
         out.phi3 = l.kin.q[8];
         out.loop_residual = l.residual;
         out.E_mech = self.linkage.energy(&l);
-        out.E_balance = x[state::W_h] - x[state::W_f] - (out.E_mech - self.energy0);
+        out.E_balance = x[FourBarStates::W_h] - x[FourBarStates::W_f] - (out.E_mech - self.energy0);
     }
 }
 

@@ -14,6 +14,7 @@
 use crate::{
     Actuator, BulkParams, HydraulicParams, HydraulicStates, Linkage, LinkageParams, coupled,
 };
+use crate::coupled::FourBarStates;
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Context, Known, Model, Record};
 use hydraulics::BSplineCurve;
@@ -30,16 +31,8 @@ fmu_core::circuit! {
         step_size: 1e-3,
     }
     states {
-        /// Crank angle θ, rad
-        theta: nominal 1.0;
-        /// Crank rate θ', rad/s
-        omega: nominal 1.0;
-        /// The hydraulics: pump-line and chamber pressures, spool
-        hyd: group HydraulicStates;
-        /// Hydraulic work on the piston, J
-        W_h: nominal 1e4;
-        /// Work dissipated by seal friction, J
-        W_f: nominal 1e4;
+        /// θ, θ', the hydraulics (pp, p1, p2, U), W_h, W_f
+        layout FourBarStates;
     }
     inputs Inputs {
         /// Valve command (spool signal set point)
@@ -59,21 +52,21 @@ fmu_core::circuit! {
     }
     outputs Outputs {
         /// Crank angle θ from the +x axis
-        theta: ["rad" => "deg"] = x[state::theta];
+        theta: ["rad" => "deg"] = x[FourBarStates::theta];
         /// Crank angular velocity
-        omega: ["rad/s" => "deg/s"] = x[state::omega];
+        omega: ["rad/s" => "deg/s"] = x[FourBarStates::omega];
         /// Cylinder pin-to-pin length
         s: ["m"];
         /// Cylinder extension rate
         s_dot: ["m/s" => "mm/s"];
         /// Pump-line pressure
-        pp: ["Pa" => "MPa"] = x[state::hyd.index(HydraulicStates::pp)];
+        pp: ["Pa" => "MPa"] = x[FourBarStates::hyd.index(HydraulicStates::pp)];
         /// Piston-side pressure
-        p1: ["Pa" => "MPa"] = x[state::hyd.index(HydraulicStates::p1)];
+        p1: ["Pa" => "MPa"] = x[FourBarStates::hyd.index(HydraulicStates::p1)];
         /// Rod-side pressure
-        p2: ["Pa" => "MPa"] = x[state::hyd.index(HydraulicStates::p2)];
+        p2: ["Pa" => "MPa"] = x[FourBarStates::hyd.index(HydraulicStates::p2)];
         /// Spool signal
-        U: ["V"] = x[state::hyd.index(HydraulicStates::U)];
+        U: ["V"] = x[FourBarStates::hyd.index(HydraulicStates::U)];
         /// Valve flow into the piston side (P->A minus A->T)
         Qd1: ["m3/s" => "L/min"];
         /// Relief-valve flow
@@ -100,16 +93,6 @@ fmu_core::circuit! {
         hydraulics: HydraulicParams,
     }
 }
-
-// The state order the shared evaluation works on.
-const _: () = assert!(
-    NX == coupled::NX
-        && state::theta == coupled::THETA
-        && state::omega == coupled::OMEGA
-        && state::hyd.start() == coupled::HYD
-        && state::W_h == coupled::W_H
-        && state::W_f == coupled::W_F
-);
 
 /// The FourBarTwin circuit.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,7 +168,7 @@ impl Model<NX> for FourBarTwin {
     }
 
     fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.actuator.event_indicator_values(&state::hyd.read(x), z);
+        self.actuator.event_indicator_values(&FourBarStates::hyd.read(x), z);
     }
 
     /// At rest at s = s0, as FourBar (MODEL.md, start).
@@ -220,17 +203,17 @@ impl Model<NX> for FourBarTwin {
     ) -> bool {
         let (Ok(a), Ok(l)) = (
             self.actuator(u),
-            self.linkage.eval(x[state::theta], x[state::omega]),
+            self.linkage.eval(x[FourBarStates::theta], x[FourBarStates::omega]),
         ) else {
             return false;
         };
-        let h = state::hyd.read(x);
+        let h = FourBarStates::hyd.read(x);
         let rates = a.eval(u.U_ref, &h, l.s, l.s_dot).rates;
         let hyd = |c: &mut SVector<f64, NX>, v: &crate::HydraulicState| {
-            state::hyd.write(c, v);
+            FourBarStates::hyd.write(c, v);
         };
         columns.iter_mut().for_each(|c| c.fill(0.0));
-        columns[input::U_ref][state::hyd.index(HydraulicStates::U)] = 1.0 / a.tau;
+        columns[input::U_ref][FourBarStates::hyd.index(HydraulicStates::U)] = 1.0 / a.tau;
         let [kp, k0] = a.rates_per_bulk(&h, &rates);
         hyd(&mut columns[input::kp], &kp);
         hyd(&mut columns[input::k0], &k0);
@@ -258,9 +241,9 @@ impl Model<NX> for FourBarTwin {
         if output != output::s && output != output::s_dot {
             return None;
         }
-        let (theta, omega) = (x[state::theta], x[state::omega]);
+        let (theta, omega) = (x[FourBarStates::theta], x[FourBarStates::omega]);
         match wrt {
-            Known::State(c) if c == state::theta => {
+            Known::State(c) if c == FourBarStates::theta => {
                 let (l, d) = self.linkage.eval_with_derivatives(theta, omega).ok()?;
                 Some(if output == output::s {
                     l.ds
@@ -268,7 +251,7 @@ impl Model<NX> for FourBarTwin {
                     d.dds * omega
                 })
             }
-            Known::State(c) if c == state::omega => {
+            Known::State(c) if c == FourBarStates::omega => {
                 if output == output::s {
                     Some(0.0)
                 } else {
@@ -281,13 +264,13 @@ impl Model<NX> for FourBarTwin {
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
         let (Ok(l), Ok(a)) = (
-            self.linkage.eval(x[state::theta], x[state::omega]),
+            self.linkage.eval(x[FourBarStates::theta], x[FourBarStates::omega]),
             self.actuator(u),
         ) else {
             out.loop_residual = f64::NAN;
             return;
         };
-        let e = a.eval(u.U_ref, &state::hyd.read(x), l.s, l.s_dot);
+        let e = a.eval(u.U_ref, &FourBarStates::hyd.read(x), l.s, l.s_dot);
         out.s = l.s;
         out.s_dot = l.s_dot;
         out.Qd1 = e.flows.pa.q - e.flows.at.q;

@@ -113,140 +113,28 @@ fmu_core::parameters! {
         degree: int = 3, min 1, max 3;
         /// Edge P to A (opens for U >= 0): number of control points of its custom curve (curve = 0)
         PA_n: int = 6, min 2, max 8;
-        /// Edge P to A (opens for U >= 0): spool signal of control point 1 (custom curve)
-        PA_U1: real ["V"] = 0.0;
-        /// Edge P to A (opens for U >= 0): gain of control point 1, dimensionless, 95 = Cv at 10 V (custom curve)
-        PA_N1: real ["1"] = 0.0, min 0.0;
-        /// Edge P to A (opens for U >= 0): spool signal of control point 2 (custom curve)
-        PA_U2: real ["V"] = 2.0;
-        /// Edge P to A (opens for U >= 0): gain of control point 2, dimensionless, 95 = Cv at 10 V (custom curve)
-        PA_N2: real ["1"] = 19.0, min 0.0;
-        /// Edge P to A (opens for U >= 0): spool signal of control point 3 (custom curve)
-        PA_U3: real ["V"] = 4.0;
-        /// Edge P to A (opens for U >= 0): gain of control point 3, dimensionless, 95 = Cv at 10 V (custom curve)
-        PA_N3: real ["1"] = 38.0, min 0.0;
-        /// Edge P to A (opens for U >= 0): spool signal of control point 4 (custom curve)
-        PA_U4: real ["V"] = 6.0;
-        /// Edge P to A (opens for U >= 0): gain of control point 4, dimensionless, 95 = Cv at 10 V (custom curve)
-        PA_N4: real ["1"] = 57.0, min 0.0;
-        /// Edge P to A (opens for U >= 0): spool signal of control point 5 (custom curve)
-        PA_U5: real ["V"] = 8.0;
-        /// Edge P to A (opens for U >= 0): gain of control point 5, dimensionless, 95 = Cv at 10 V (custom curve)
-        PA_N5: real ["1"] = 76.0, min 0.0;
-        /// Edge P to A (opens for U >= 0): spool signal of control point 6 (custom curve)
-        PA_U6: real ["V"] = 10.0;
-        /// Edge P to A (opens for U >= 0): gain of control point 6, dimensionless, 95 = Cv at 10 V (custom curve)
-        PA_N6: real ["1"] = 95.0, min 0.0;
-        /// Edge P to A (opens for U >= 0): spool signal of control point 7 (custom curve)
-        PA_U7: real ["V"] = 12.0;
-        /// Edge P to A (opens for U >= 0): gain of control point 7, dimensionless, 95 = Cv at 10 V (custom curve)
-        PA_N7: real ["1"] = 95.0, min 0.0;
-        /// Edge P to A (opens for U >= 0): spool signal of control point 8 (custom curve)
-        PA_U8: real ["V"] = 14.0;
-        /// Edge P to A (opens for U >= 0): gain of control point 8, dimensionless, 95 = Cv at 10 V (custom curve)
-        PA_N8: real ["1"] = 95.0, min 0.0;
+        /// Edge P to A (opens for U >= 0): spool signal of control point {i} (custom curve)
+        PA_U: [real; 8] ["V"] = [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0];
+        /// Edge P to A (opens for U >= 0): gain of control point {i}, dimensionless, 95 = Cv at 10 V (custom curve)
+        PA_N: [real; 8] ["1"] = [0.0, 19.0, 38.0, 57.0, 76.0, 95.0, 95.0, 95.0], min 0.0;
         /// Edge A to T (opens for U < 0): number of control points of its custom curve (curve = 0)
         AT_n: int = 6, min 2, max 8;
-        /// Edge A to T (opens for U < 0): spool signal of control point 1 (custom curve)
-        AT_U1: real ["V"] = 0.0;
-        /// Edge A to T (opens for U < 0): gain of control point 1, dimensionless, 95 = Cv at 10 V (custom curve)
-        AT_N1: real ["1"] = 0.0, min 0.0;
-        /// Edge A to T (opens for U < 0): spool signal of control point 2 (custom curve)
-        AT_U2: real ["V"] = 2.0;
-        /// Edge A to T (opens for U < 0): gain of control point 2, dimensionless, 95 = Cv at 10 V (custom curve)
-        AT_N2: real ["1"] = 19.0, min 0.0;
-        /// Edge A to T (opens for U < 0): spool signal of control point 3 (custom curve)
-        AT_U3: real ["V"] = 4.0;
-        /// Edge A to T (opens for U < 0): gain of control point 3, dimensionless, 95 = Cv at 10 V (custom curve)
-        AT_N3: real ["1"] = 38.0, min 0.0;
-        /// Edge A to T (opens for U < 0): spool signal of control point 4 (custom curve)
-        AT_U4: real ["V"] = 6.0;
-        /// Edge A to T (opens for U < 0): gain of control point 4, dimensionless, 95 = Cv at 10 V (custom curve)
-        AT_N4: real ["1"] = 57.0, min 0.0;
-        /// Edge A to T (opens for U < 0): spool signal of control point 5 (custom curve)
-        AT_U5: real ["V"] = 8.0;
-        /// Edge A to T (opens for U < 0): gain of control point 5, dimensionless, 95 = Cv at 10 V (custom curve)
-        AT_N5: real ["1"] = 76.0, min 0.0;
-        /// Edge A to T (opens for U < 0): spool signal of control point 6 (custom curve)
-        AT_U6: real ["V"] = 10.0;
-        /// Edge A to T (opens for U < 0): gain of control point 6, dimensionless, 95 = Cv at 10 V (custom curve)
-        AT_N6: real ["1"] = 95.0, min 0.0;
-        /// Edge A to T (opens for U < 0): spool signal of control point 7 (custom curve)
-        AT_U7: real ["V"] = 12.0;
-        /// Edge A to T (opens for U < 0): gain of control point 7, dimensionless, 95 = Cv at 10 V (custom curve)
-        AT_N7: real ["1"] = 95.0, min 0.0;
-        /// Edge A to T (opens for U < 0): spool signal of control point 8 (custom curve)
-        AT_U8: real ["V"] = 14.0;
-        /// Edge A to T (opens for U < 0): gain of control point 8, dimensionless, 95 = Cv at 10 V (custom curve)
-        AT_N8: real ["1"] = 95.0, min 0.0;
+        /// Edge A to T (opens for U < 0): spool signal of control point {i} (custom curve)
+        AT_U: [real; 8] ["V"] = [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0];
+        /// Edge A to T (opens for U < 0): gain of control point {i}, dimensionless, 95 = Cv at 10 V (custom curve)
+        AT_N: [real; 8] ["1"] = [0.0, 19.0, 38.0, 57.0, 76.0, 95.0, 95.0, 95.0], min 0.0;
         /// Edge P to B (opens for U < 0): number of control points of its custom curve (curve = 0)
         PB_n: int = 6, min 2, max 8;
-        /// Edge P to B (opens for U < 0): spool signal of control point 1 (custom curve)
-        PB_U1: real ["V"] = 0.0;
-        /// Edge P to B (opens for U < 0): gain of control point 1, dimensionless, 95 = Cv at 10 V (custom curve)
-        PB_N1: real ["1"] = 0.0, min 0.0;
-        /// Edge P to B (opens for U < 0): spool signal of control point 2 (custom curve)
-        PB_U2: real ["V"] = 2.0;
-        /// Edge P to B (opens for U < 0): gain of control point 2, dimensionless, 95 = Cv at 10 V (custom curve)
-        PB_N2: real ["1"] = 19.0, min 0.0;
-        /// Edge P to B (opens for U < 0): spool signal of control point 3 (custom curve)
-        PB_U3: real ["V"] = 4.0;
-        /// Edge P to B (opens for U < 0): gain of control point 3, dimensionless, 95 = Cv at 10 V (custom curve)
-        PB_N3: real ["1"] = 38.0, min 0.0;
-        /// Edge P to B (opens for U < 0): spool signal of control point 4 (custom curve)
-        PB_U4: real ["V"] = 6.0;
-        /// Edge P to B (opens for U < 0): gain of control point 4, dimensionless, 95 = Cv at 10 V (custom curve)
-        PB_N4: real ["1"] = 57.0, min 0.0;
-        /// Edge P to B (opens for U < 0): spool signal of control point 5 (custom curve)
-        PB_U5: real ["V"] = 8.0;
-        /// Edge P to B (opens for U < 0): gain of control point 5, dimensionless, 95 = Cv at 10 V (custom curve)
-        PB_N5: real ["1"] = 76.0, min 0.0;
-        /// Edge P to B (opens for U < 0): spool signal of control point 6 (custom curve)
-        PB_U6: real ["V"] = 10.0;
-        /// Edge P to B (opens for U < 0): gain of control point 6, dimensionless, 95 = Cv at 10 V (custom curve)
-        PB_N6: real ["1"] = 95.0, min 0.0;
-        /// Edge P to B (opens for U < 0): spool signal of control point 7 (custom curve)
-        PB_U7: real ["V"] = 12.0;
-        /// Edge P to B (opens for U < 0): gain of control point 7, dimensionless, 95 = Cv at 10 V (custom curve)
-        PB_N7: real ["1"] = 95.0, min 0.0;
-        /// Edge P to B (opens for U < 0): spool signal of control point 8 (custom curve)
-        PB_U8: real ["V"] = 14.0;
-        /// Edge P to B (opens for U < 0): gain of control point 8, dimensionless, 95 = Cv at 10 V (custom curve)
-        PB_N8: real ["1"] = 95.0, min 0.0;
+        /// Edge P to B (opens for U < 0): spool signal of control point {i} (custom curve)
+        PB_U: [real; 8] ["V"] = [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0];
+        /// Edge P to B (opens for U < 0): gain of control point {i}, dimensionless, 95 = Cv at 10 V (custom curve)
+        PB_N: [real; 8] ["1"] = [0.0, 19.0, 38.0, 57.0, 76.0, 95.0, 95.0, 95.0], min 0.0;
         /// Edge B to T (opens for U >= 0): number of control points of its custom curve (curve = 0)
         BT_n: int = 6, min 2, max 8;
-        /// Edge B to T (opens for U >= 0): spool signal of control point 1 (custom curve)
-        BT_U1: real ["V"] = 0.0;
-        /// Edge B to T (opens for U >= 0): gain of control point 1, dimensionless, 95 = Cv at 10 V (custom curve)
-        BT_N1: real ["1"] = 0.0, min 0.0;
-        /// Edge B to T (opens for U >= 0): spool signal of control point 2 (custom curve)
-        BT_U2: real ["V"] = 2.0;
-        /// Edge B to T (opens for U >= 0): gain of control point 2, dimensionless, 95 = Cv at 10 V (custom curve)
-        BT_N2: real ["1"] = 19.0, min 0.0;
-        /// Edge B to T (opens for U >= 0): spool signal of control point 3 (custom curve)
-        BT_U3: real ["V"] = 4.0;
-        /// Edge B to T (opens for U >= 0): gain of control point 3, dimensionless, 95 = Cv at 10 V (custom curve)
-        BT_N3: real ["1"] = 38.0, min 0.0;
-        /// Edge B to T (opens for U >= 0): spool signal of control point 4 (custom curve)
-        BT_U4: real ["V"] = 6.0;
-        /// Edge B to T (opens for U >= 0): gain of control point 4, dimensionless, 95 = Cv at 10 V (custom curve)
-        BT_N4: real ["1"] = 57.0, min 0.0;
-        /// Edge B to T (opens for U >= 0): spool signal of control point 5 (custom curve)
-        BT_U5: real ["V"] = 8.0;
-        /// Edge B to T (opens for U >= 0): gain of control point 5, dimensionless, 95 = Cv at 10 V (custom curve)
-        BT_N5: real ["1"] = 76.0, min 0.0;
-        /// Edge B to T (opens for U >= 0): spool signal of control point 6 (custom curve)
-        BT_U6: real ["V"] = 10.0;
-        /// Edge B to T (opens for U >= 0): gain of control point 6, dimensionless, 95 = Cv at 10 V (custom curve)
-        BT_N6: real ["1"] = 95.0, min 0.0;
-        /// Edge B to T (opens for U >= 0): spool signal of control point 7 (custom curve)
-        BT_U7: real ["V"] = 12.0;
-        /// Edge B to T (opens for U >= 0): gain of control point 7, dimensionless, 95 = Cv at 10 V (custom curve)
-        BT_N7: real ["1"] = 95.0, min 0.0;
-        /// Edge B to T (opens for U >= 0): spool signal of control point 8 (custom curve)
-        BT_U8: real ["V"] = 14.0;
-        /// Edge B to T (opens for U >= 0): gain of control point 8, dimensionless, 95 = Cv at 10 V (custom curve)
-        BT_N8: real ["1"] = 95.0, min 0.0;
+        /// Edge B to T (opens for U >= 0): spool signal of control point {i} (custom curve)
+        BT_U: [real; 8] ["V"] = [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0];
+        /// Edge B to T (opens for U >= 0): gain of control point {i}, dimensionless, 95 = Cv at 10 V (custom curve)
+        BT_N: [real; 8] ["1"] = [0.0, 19.0, 38.0, 57.0, 76.0, 95.0, 95.0, 95.0], min 0.0;
     }
 }
 
@@ -283,50 +171,26 @@ impl CurveParams {
             (
                 "PA",
                 self.PA_n,
-                [
-                    self.PA_U1, self.PA_U2, self.PA_U3, self.PA_U4, self.PA_U5, self.PA_U6,
-                    self.PA_U7, self.PA_U8,
-                ],
-                [
-                    self.PA_N1, self.PA_N2, self.PA_N3, self.PA_N4, self.PA_N5, self.PA_N6,
-                    self.PA_N7, self.PA_N8,
-                ],
+                self.PA_U,
+                self.PA_N,
             ),
             (
                 "AT",
                 self.AT_n,
-                [
-                    self.AT_U1, self.AT_U2, self.AT_U3, self.AT_U4, self.AT_U5, self.AT_U6,
-                    self.AT_U7, self.AT_U8,
-                ],
-                [
-                    self.AT_N1, self.AT_N2, self.AT_N3, self.AT_N4, self.AT_N5, self.AT_N6,
-                    self.AT_N7, self.AT_N8,
-                ],
+                self.AT_U,
+                self.AT_N,
             ),
             (
                 "PB",
                 self.PB_n,
-                [
-                    self.PB_U1, self.PB_U2, self.PB_U3, self.PB_U4, self.PB_U5, self.PB_U6,
-                    self.PB_U7, self.PB_U8,
-                ],
-                [
-                    self.PB_N1, self.PB_N2, self.PB_N3, self.PB_N4, self.PB_N5, self.PB_N6,
-                    self.PB_N7, self.PB_N8,
-                ],
+                self.PB_U,
+                self.PB_N,
             ),
             (
                 "BT",
                 self.BT_n,
-                [
-                    self.BT_U1, self.BT_U2, self.BT_U3, self.BT_U4, self.BT_U5, self.BT_U6,
-                    self.BT_U7, self.BT_U8,
-                ],
-                [
-                    self.BT_N1, self.BT_N2, self.BT_N3, self.BT_N4, self.BT_N5, self.BT_N6,
-                    self.BT_N7, self.BT_N8,
-                ],
+                self.BT_U,
+                self.BT_N,
             ),
         ];
         let mut out = Vec::with_capacity(4);

@@ -105,8 +105,8 @@ fn starts_at_rest_in_equilibrium() {
     let m = model();
     let u = Inputs::defaults();
     let x0 = m.initial_state(&u);
-    assert!(x0[state::theta].abs() < 1e-12, "θ0 = {}", x0[state::theta]);
-    let h = state::hyd.read(&x0);
+    assert!(x0[FourBarStates::theta].abs() < 1e-12, "θ0 = {}", x0[FourBarStates::theta]);
+    let h = FourBarStates::hyd.read(&x0);
     assert!(
         (h[HydraulicStates::p1] - 3.393e6).abs() < 1e3,
         "{}",
@@ -171,12 +171,12 @@ fn custom_curves_equal_the_presets_and_bad_points_are_refused() {
     let x = SVector::<f64, NX>::from([0.2, 0.3, 7.2e6, 4.1e6, 2.2e6, 5.3, 0.0, 0.0]);
     let u = Inputs { U_ref: 1.0 };
     assert_eq!(custom.rates(&u, &x), model().rates(&u, &x));
-    p.curves.PB_U3 = 1.0;
+    p.curves.PB_U[2] = 1.0;
     let e = FourBar::configure(&p, &ctx).unwrap_err();
     assert!(e.contains("edge PB") && e.contains("increase"), "{e}");
     let mut p = Params::defaults();
     p.curves.curve = 0;
-    p.curves.AT_N1 = 3.0;
+    p.curves.AT_N[0] = 3.0;
     let e = FourBar::configure(&p, &ctx).unwrap_err();
     assert!(e.contains("closed centre"), "{e}");
 }
