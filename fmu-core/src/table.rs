@@ -1257,7 +1257,11 @@ mod tests {
         assert_eq!(names, ["n", "U1", "U2", "U3", "k"]);
         assert_eq!(rows[2].description, " Signal of point 2");
         assert_eq!((rows[3].unit, rows[3].start), (Some("V"), 10.0));
-        assert!(rows[1..4].iter().all(|r| r.min == Some(Bound { value: 0.0, open: false })));
+        assert!(rows[1..4].iter().all(|r| r.min
+            == Some(Bound {
+                value: 0.0,
+                open: false
+            })));
         assert!(rows[2].check(-1.0).is_err());
         let c = <Curve as Record>::from_values(&[3.0, 1.0, 2.0, 3.0, 4.0]);
         assert_eq!((c.n, c.U, c.k), (3, [1.0, 2.0, 3.0], 4.0));

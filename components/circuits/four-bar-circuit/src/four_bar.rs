@@ -7,11 +7,11 @@
 //! States: the crank angle θ and rate θ', the hydraulic block (`pp`, `p1`,
 //! `p2`, `U`), and two work integrals for the energy balance.
 
+use crate::coupled::FourBarStates;
 use crate::{
     Actuator, BulkParams, CurveParams, HydraulicParams, HydraulicStates, Linkage, LinkageParams,
     coupled,
 };
-use crate::coupled::FourBarStates;
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Context, Model};
 
@@ -133,7 +133,8 @@ impl Model<NX> for FourBar {
     }
 
     fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.actuator.event_indicator_values(&FourBarStates::hyd.read(x), z);
+        self.actuator
+            .event_indicator_values(&FourBarStates::hyd.read(x), z);
     }
 
     fn initial_state(&self, _u: &Inputs) -> SVector<f64, NX> {
@@ -155,7 +156,10 @@ impl Model<NX> for FourBar {
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
-        let Ok(l) = self.linkage.eval(x[FourBarStates::theta], x[FourBarStates::omega]) else {
+        let Ok(l) = self
+            .linkage
+            .eval(x[FourBarStates::theta], x[FourBarStates::omega])
+        else {
             out.loop_residual = f64::NAN;
             return;
         };

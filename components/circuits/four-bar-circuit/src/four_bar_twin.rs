@@ -11,10 +11,10 @@
 //!   closed and fully open values). With `points` = 3 only `N1` is used,
 //!   with 4 `N1`, `N2`, and so on.
 
+use crate::coupled::FourBarStates;
 use crate::{
     Actuator, BulkParams, HydraulicParams, HydraulicStates, Linkage, LinkageParams, coupled,
 };
-use crate::coupled::FourBarStates;
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Context, Known, Model, Record};
 use hydraulics::BSplineCurve;
@@ -168,7 +168,8 @@ impl Model<NX> for FourBarTwin {
     }
 
     fn event_indicator_values(&self, _u: &Inputs, x: &SVector<f64, NX>, z: &mut [f64]) {
-        self.actuator.event_indicator_values(&FourBarStates::hyd.read(x), z);
+        self.actuator
+            .event_indicator_values(&FourBarStates::hyd.read(x), z);
     }
 
     /// At rest at s = s0, as FourBar (MODEL.md, start).
@@ -203,7 +204,8 @@ impl Model<NX> for FourBarTwin {
     ) -> bool {
         let (Ok(a), Ok(l)) = (
             self.actuator(u),
-            self.linkage.eval(x[FourBarStates::theta], x[FourBarStates::omega]),
+            self.linkage
+                .eval(x[FourBarStates::theta], x[FourBarStates::omega]),
         ) else {
             return false;
         };
@@ -264,7 +266,8 @@ impl Model<NX> for FourBarTwin {
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
         let (Ok(l), Ok(a)) = (
-            self.linkage.eval(x[FourBarStates::theta], x[FourBarStates::omega]),
+            self.linkage
+                .eval(x[FourBarStates::theta], x[FourBarStates::omega]),
             self.actuator(u),
         ) else {
             out.loop_residual = f64::NAN;

@@ -168,30 +168,10 @@ impl CurveParams {
             return Ok([c; 4]);
         }
         let custom = [
-            (
-                "PA",
-                self.PA_n,
-                self.PA_U,
-                self.PA_N,
-            ),
-            (
-                "AT",
-                self.AT_n,
-                self.AT_U,
-                self.AT_N,
-            ),
-            (
-                "PB",
-                self.PB_n,
-                self.PB_U,
-                self.PB_N,
-            ),
-            (
-                "BT",
-                self.BT_n,
-                self.BT_U,
-                self.BT_N,
-            ),
+            ("PA", self.PA_n, self.PA_U, self.PA_N),
+            ("AT", self.AT_n, self.AT_U, self.AT_N),
+            ("PB", self.PB_n, self.PB_U, self.PB_N),
+            ("BT", self.BT_n, self.BT_U, self.BT_N),
         ];
         let mut out = Vec::with_capacity(4);
         for (edge, n, u, y) in custom {

@@ -196,5 +196,22 @@ impl Model<NX> for ValveCylinder {
     }
 }
 
+impl ValveCylinder {
+    /// The circuit as parts with ports ([`fmu_core::compose`]): the drive pushing on the carriage at the rod, the command `U` on the drive.
+    /// It gives the same rates, Jacobian, start and event indicators as the
+    /// equations written out here, bit for bit (tested); `bench-compose`
+    /// measures what the composed evaluation costs beside them.
+    pub fn assembly(&self) -> Result<fmu_core::compose::Assembly, String> {
+        use fmu_core::compose::{ActuatorPart, BodyPart, Builder};
+        use std::sync::Arc;
+        let mut b = Builder::new();
+        b.part("drive", Arc::new(ActuatorPart::<_, 6>(self.drive.clone())))?
+            .part("carriage", Arc::new(BodyPart::<_, 3>(self.carriage)))?
+            .connect(&["drive.rod", "carriage.rod"])?
+            .input("U", "drive.U", "value")?;
+        b.build()
+    }
+}
+
 #[cfg(test)]
 mod tests;

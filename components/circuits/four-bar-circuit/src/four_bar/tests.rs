@@ -105,7 +105,11 @@ fn starts_at_rest_in_equilibrium() {
     let m = model();
     let u = Inputs::defaults();
     let x0 = m.initial_state(&u);
-    assert!(x0[FourBarStates::theta].abs() < 1e-12, "θ0 = {}", x0[FourBarStates::theta]);
+    assert!(
+        x0[FourBarStates::theta].abs() < 1e-12,
+        "θ0 = {}",
+        x0[FourBarStates::theta]
+    );
     let h = FourBarStates::hyd.read(&x0);
     assert!(
         (h[HydraulicStates::p1] - 3.393e6).abs() < 1e3,

@@ -139,21 +139,8 @@ fn the_lift_shows_the_papers_fig_4() {
 /// written out, bit for bit.
 #[test]
 fn composed_from_its_parts_it_gives_the_same_equations_bit_for_bit() {
-    use fmu_core::compose::{ActuatorPart, BodyPart, Builder};
-    use std::sync::Arc;
     let (m, mut u) = fmu_core::default_model::<LiftActuator, NX>().unwrap();
-    let mut b = Builder::new();
-    b.part("drive", Arc::new(ActuatorPart::<_, 4>(m.drive)))
-        .unwrap()
-        .part("piston", Arc::new(BodyPart::<_, 2>(m.piston)))
-        .unwrap()
-        .connect(&["drive.rod", "piston.rod"])
-        .unwrap()
-        .input("u", "drive.U", "value")
-        .unwrap()
-        .input_through("F_ext", "piston.rod")
-        .unwrap();
-    let a = b.build().unwrap();
+    let a = m.assembly().unwrap();
     a.check_table::<LiftActuator>().unwrap();
     a.check_event_indicators(&LiftActuator::event_indicators())
         .unwrap();

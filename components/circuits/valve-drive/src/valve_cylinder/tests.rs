@@ -105,19 +105,8 @@ fn initial_state_from_the_model_description() {
 /// as the equations written out above, bit for bit.
 #[test]
 fn composed_from_its_parts_it_gives_the_same_equations_bit_for_bit() {
-    use fmu_core::compose::{ActuatorPart, BodyPart, Builder};
-    use std::sync::Arc;
     let (m, mut u) = fmu_core::default_model::<ValveCylinder, NX>().unwrap();
-    let mut b = Builder::new();
-    b.part("drive", Arc::new(ActuatorPart::<_, 6>(m.drive.clone())))
-        .unwrap()
-        .part("carriage", Arc::new(BodyPart::<_, 3>(m.carriage)))
-        .unwrap()
-        .connect(&["drive.rod", "carriage.rod"])
-        .unwrap()
-        .input("U", "drive.U", "value")
-        .unwrap();
-    let a = b.build().unwrap();
+    let a = m.assembly().unwrap();
     a.check_table::<ValveCylinder>().unwrap();
     a.check_event_indicators(&ValveCylinder::event_indicators())
         .unwrap();
