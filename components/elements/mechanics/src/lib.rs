@@ -15,9 +15,15 @@
 //! second closed loop — a boom lifted by two cylinders, a crane — is a new
 //! table, not new code.
 //!
+//! A shaft's rotating load (inertia, viscous damping, regularised dry
+//! friction and a load torque, driven by a hydraulic motor's torque) is the
+//! [`rotational`] element.
+//!
 //! SI units (m, kg, rad, N). Fixed-size numerics: nothing in the evaluation
 //! allocates.
 
 pub mod mechanism;
+pub mod rotational;
 
 pub use mechanism::{Anchor, Body, Continuation, Kinematics, Mechanism, Motion, Revolute};
+pub use rotational::{RotationalLoad, RotationalRate};
