@@ -16,9 +16,10 @@
 //! are either way; the status says which of them mean something.
 //!
 //! Also here, what the benchmarks that drive a packaged FMU through its FMI 3
-//! functions share: the timed loop of communication steps ([`timed_steps`]:
-//! wall time, `doStep` latencies, the integrator's counters, sampled
-//! outputs), the error against a reference on the grid both have
+//! functions share: the one timed loop of communication steps
+//! ([`timed_do_steps`]: wall time, `doStep` latencies, the integrator's
+//! counters; [`timed_steps`] on it with one input and sampled outputs), the
+//! error against a reference on the grid both have
 //! ([`common_grid`], [`relative_errors`]) and the fastest of several rounds
 //! ([`fastest_of`]).
 
@@ -348,8 +349,74 @@ impl TimedRun {
     }
 }
 
+/// A `doStep` that did not return OK.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepFailure {
+    /// The status it returned.
+    pub status: i32,
+    /// The communication point it started from, s.
+    pub t: f64,
+}
+
+/// What [`timed_do_steps`] measured.
+#[derive(Debug, Clone)]
+pub struct StepTimes {
+    /// Wall time of the whole loop (what is done at the communication
+    /// points and the `doStep`s), s.
+    pub wall: f64,
+    /// The wall time of each `doStep` call, s, in call order.
+    pub steps: Vec<f64>,
+    /// Time reached: the end of the last successful step, s.
+    pub t_end: f64,
+    /// The first `doStep` that did not return OK (the loop stopped there).
+    pub failure: Option<StepFailure>,
+    /// The integrator's counters after the loop.
+    pub counts: SolverCounts,
+}
+
+/// The one timed `doStep` loop of the benchmarks: runs an initialized
+/// instance from t = 0 in `n` communication steps of `h`, timing each
+/// `doStep` and the whole loop. At every communication point k = 0 ..= n
+/// (before step k; k = n is the end) `at_point(inst, k)` does what the
+/// benchmark does there: set the inputs of its schedule, read the signals
+/// it samples. Stops at the first `doStep` that does not return OK; the
+/// solver counters ([`SolverCounts`]) are read after the loop.
+pub fn timed_do_steps(
+    inst: &mut Instance<'_>,
+    h: f64,
+    n: usize,
+    mut at_point: impl FnMut(&mut Instance<'_>, usize) -> Result<()>,
+) -> Result<StepTimes> {
+    let mut steps = Vec::with_capacity(n);
+    let (mut failure, mut t_end) = (None, 0.0);
+    let started = Instant::now();
+    for k in 0..=n {
+        at_point(inst, k)?;
+        if k == n {
+            break;
+        }
+        let t = k as f64 * h;
+        let t0 = Instant::now();
+        let status = inst.do_step(t, h);
+        steps.push(t0.elapsed().as_secs_f64());
+        if status != crate::fmi::status::OK {
+            failure = Some(StepFailure { status, t });
+            break;
+        }
+        t_end = t + h;
+    }
+    let wall = started.elapsed().as_secs_f64();
+    Ok(StepTimes {
+        wall,
+        steps,
+        t_end,
+        failure,
+        counts: SolverCounts::read(inst)?,
+    })
+}
+
 /// Runs an initialized instance from t = 0 to `stop` in communication steps
-/// of `h`, timing each `doStep`: before every step the input `input` (a
+/// of `h` ([`timed_do_steps`]): before every step the input `input` (a
 /// value reference) is set to `value(t)`, and at every `every`-th
 /// communication point (t = 0 included) the `signals` are read. Stops early
 /// at the first `doStep` that does not return OK.
@@ -368,43 +435,32 @@ pub fn timed_steps(
     );
     let n = (stop / h).round() as usize;
     let mut samples = vec![Vec::with_capacity(n / every + 1); signals.len()];
-    let mut times = Vec::with_capacity(n);
-    let (mut failure, mut t_end) = (None, 0.0);
-    let started = Instant::now();
-    for k in 0..=n {
+    let timed = timed_do_steps(inst, h, n, |inst, k| {
         if k % every == 0 {
             for (trace, &vr) in samples.iter_mut().zip(signals) {
                 trace.push(inst.get_vr(vr)?);
             }
         }
-        if k == n {
-            break;
+        if k < n {
+            inst.set_vr(input, value(k as f64 * h))?;
         }
-        let t = k as f64 * h;
-        inst.set_vr(input, value(t))?;
-        let t0 = Instant::now();
-        let status = inst.do_step(t, h);
-        times.push(t0.elapsed().as_secs_f64());
-        if status != 0 {
-            failure = Some(format!("doStep status {status} at t = {t:.3} s"));
-            break;
-        }
-        t_end = t + h;
-    }
-    let wall = started.elapsed().as_secs_f64();
+        Ok(())
+    })?;
     let finals = signals
         .iter()
         .map(|&vr| inst.get_vr(vr))
         .collect::<Result<_>>()?;
     Ok(TimedRun {
-        wall,
-        t_end,
-        failure,
+        wall: timed.wall,
+        t_end: timed.t_end,
+        failure: timed
+            .failure
+            .map(|f| format!("doStep status {} at t = {:.3} s", f.status, f.t)),
         samples,
         sample_dt: every as f64 * h,
         finals,
-        latency: Latency::of(times),
-        counts: SolverCounts::read(inst)?,
+        latency: Latency::of(timed.steps),
+        counts: timed.counts,
     })
 }
 

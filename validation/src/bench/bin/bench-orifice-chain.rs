@@ -17,8 +17,7 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use std::time::Instant;
-use validation::bench::{Expectation, Status, Target, Watch, classify};
+use validation::bench::{Expectation, Status, Target, Watch, classify, timed_do_steps};
 use validation::fmi::fmu3::Fmu3;
 use validation::harness::units::DisplayUnit;
 use validation::{Scenario, Trace, percentile, relative_rms_percent};
@@ -117,30 +116,20 @@ fn simulate(
     let ref_len = reference.time.len();
     let mut p1 = Vec::with_capacity(ref_len);
     let mut p2 = Vec::with_capacity(ref_len);
-    p1.push(inst.get_vr(vr_p1)?);
-    p2.push(inst.get_vr(vr_p2)?);
-    let mut step_times = Vec::with_capacity(n);
-    let mut failure = None;
-    let mut t_end = 0.0;
-    let started = Instant::now();
-    for k in 0..n {
-        let t = k as f64 * h;
-        let t0 = Instant::now();
-        let s = inst.do_step(t, h);
-        step_times.push(t0.elapsed().as_secs_f64());
-        if s != 0 {
-            failure = Some(format!("doStep status {s} at t = {t:.3} s"));
-            break;
-        }
-        t_end = t + h;
+    // The samples: the reference's time span.
+    let timed = timed_do_steps(&mut inst, h, n, |inst, _| {
         if p1.len() < ref_len {
             p1.push(inst.get_vr(vr_p1)?);
             p2.push(inst.get_vr(vr_p2)?);
         }
-    }
-    let wall = started.elapsed().as_secs_f64();
-    // The status: the recorded samples (the reference's time span) and the
-    // final values, read after the timing.
+        Ok(())
+    })?;
+    let failure = timed
+        .failure
+        .map(|f| format!("doStep status {} at t = {:.3} s", f.status, f.t));
+    let t_end = timed.t_end;
+    // The status: the recorded samples and the final values, read after
+    // the timing.
     let p_end = [inst.get_vr(vr_p1)?, inst.get_vr(vr_p2)?];
     let mut watches = physics.watches();
     let time: Vec<f64> = (0..p1.len()).map(|k| k as f64 * h).collect();
@@ -152,13 +141,14 @@ fn simulate(
     let m = p1.len().min(ref_len);
     let rp1 = &reference.signal("p1").expect("p1")[..m];
     let rp2 = &reference.signal("p2").expect("p2")[..m];
+    let mut step_times = timed.steps;
     step_times.sort_by(f64::total_cmp);
     Ok(Outcome {
-        wall,
-        rhs: inst.get("solver_rhs_evals")?,
-        jacobians: inst.get("solver_jacobian_evals")?,
-        substeps: inst.get("solver_steps")?,
-        rejected: inst.get("solver_rejected")?,
+        wall: timed.wall,
+        rhs: timed.counts.rhs_evals,
+        jacobians: timed.counts.jacobians,
+        substeps: timed.counts.steps,
+        rejected: timed.counts.rejected,
         rms_p1: relative_rms_percent(&p1[..m], rp1),
         rms_p2: relative_rms_percent(&p2[..m], rp2),
         p2_end: p_end[1],

@@ -51,8 +51,7 @@ use anyhow::{Context, Result, anyhow, ensure};
 use clap::Parser;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Instant;
-use validation::bench::{SolverCounts, common_grid, fewest_passing};
+use validation::bench::{SolverCounts, common_grid, fewest_passing, timed_do_steps};
 use validation::cosim::in_repo;
 use validation::fmi::fmu3::Fmu3;
 use validation::training::surrogate_data::{SLOTS, Slot};
@@ -428,37 +427,26 @@ impl Circuit {
         let (every, stride) = common_grid(self.h, ref_dt);
         let n = (self.stop / self.h).round() as usize;
         let mut samples = vec![Vec::with_capacity(n / every + 1); vrs.len()];
-        let mut latencies = Vec::with_capacity(n);
-        let mut failure = None;
         // One get of all the signals and one set of all the inputs per
         // communication point, as a master does it.
         let mut values = vec![0.0; vrs.len()];
         let mut input_values = vec![0.0; input_vrs.len()];
-        let started = Instant::now();
-        for k in 0..=n {
+        let timed = timed_do_steps(&mut inst, self.h, n, |inst, k| {
             if k % every == 0 {
                 inst.get_vrs(&vrs, &mut values)?;
                 for (trace, &v) in samples.iter_mut().zip(&values) {
                     trace.push(v);
                 }
             }
-            if k == n {
-                break;
+            if k < n {
+                let t = k as f64 * self.h;
+                for (i, v) in input_values.iter_mut().enumerate() {
+                    *v = inputs.at(i, t);
+                }
+                inst.set_vrs(&input_vrs, &input_values)?;
             }
-            let t = k as f64 * self.h;
-            for (i, v) in input_values.iter_mut().enumerate() {
-                *v = inputs.at(i, t);
-            }
-            inst.set_vrs(&input_vrs, &input_values)?;
-            let t0 = Instant::now();
-            let status = inst.do_step(t, self.h);
-            latencies.push(t0.elapsed().as_secs_f64());
-            if status != 0 {
-                failure = Some(format!("doStep status {status} at t = {t:.4} s"));
-                break;
-            }
-        }
-        let wall = started.elapsed().as_secs_f64();
+            Ok(())
+        })?;
         let errors = names
             .iter()
             .zip(&samples)
@@ -478,10 +466,12 @@ impl Circuit {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Run {
-            wall,
-            latencies,
-            counts: SolverCounts::read(&inst)?,
-            failure,
+            wall: timed.wall,
+            latencies: timed.steps,
+            counts: timed.counts,
+            failure: timed
+                .failure
+                .map(|f| format!("doStep status {} at t = {:.4} s", f.status, f.t)),
             errors,
         })
     }
