@@ -1,9 +1,10 @@
 //! Shared helpers of the end-to-end FMU tests: where the workspace, the built
-//! FMUs and the official FMI headers are, and how an FMU archive is
-//! unpacked.
+//! FMUs and the official FMI headers are. FMU archives are unpacked and
+//! their binaries loaded by the one importer, `validation::fmi` (re-exported
+//! here as [`extract_fmu`] and [`FmiVersion`]).
 //!
 //! The validation scenarios, their traces and the error metrics are read
-//! and computed by `validation::scenario` (the one Rust reader of the
+//! and computed by `validation::harness::scenario` (the one Rust reader of the
 //! scenario layout), which the tests use directly.
 //!
 //! The tests themselves live in `tests/tests/`; this library only finds and
@@ -11,7 +12,7 @@
 
 pub mod reliability;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -31,59 +32,7 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// An FMI major version the FMUs are built for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FmiVersion {
-    /// FMI 2.0 Co-Simulation.
-    Fmi2,
-    /// FMI 3.0 Co-Simulation.
-    Fmi3,
-}
-
-impl FmiVersion {
-    /// Both versions, FMI 2 first.
-    pub const ALL: [FmiVersion; 2] = [FmiVersion::Fmi2, FmiVersion::Fmi3];
-
-    /// The folder under `dist/` (`fmi2`, `fmi3`).
-    pub fn dist_folder(self) -> &'static str {
-        match self {
-            FmiVersion::Fmi2 => "fmi2",
-            FmiVersion::Fmi3 => "fmi3",
-        }
-    }
-
-    /// The function-name prefix of this version's C API (`fmi2`, `fmi3`).
-    pub fn prefix(self) -> &'static str {
-        self.dist_folder()
-    }
-
-    /// The `binaries/` platform folder the standard prescribes for
-    /// x86_64 Linux: `linux64` (FMI 2.0, section 2.3) and `x86_64-linux`
-    /// (FMI 3.0, section 2.5.1.1).
-    pub fn linux_platform_folder(self) -> &'static str {
-        match self {
-            FmiVersion::Fmi2 => "linux64",
-            FmiVersion::Fmi3 => "x86_64-linux",
-        }
-    }
-
-    /// The `fmiVersion` attribute of `modelDescription.xml`.
-    pub fn xml_version(self) -> &'static str {
-        match self {
-            FmiVersion::Fmi2 => "2.0",
-            FmiVersion::Fmi3 => "3.0",
-        }
-    }
-}
-
-impl std::fmt::Display for FmiVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FmiVersion::Fmi2 => f.write_str("FMI 2.0"),
-            FmiVersion::Fmi3 => f.write_str("FMI 3.0"),
-        }
-    }
-}
+pub use validation::fmi::FmiVersion;
 
 /// Where the packaging tool puts a model's FMU: `dist/<fmiN>/<Model>.fmu`.
 pub fn dist_fmu_path(version: FmiVersion, model: &str) -> PathBuf {
@@ -267,42 +216,7 @@ pub fn strip_c_comments(source: &str) -> String {
     }
 }
 
-/// Unpacks an FMU archive into `dest` (created if missing), refusing entries
-/// whose path would leave `dest`. Returns the unpacked file paths relative to
-/// `dest`, with `/` separators, sorted.
-pub fn extract_fmu(fmu: &Path, dest: &Path) -> Result<Vec<String>> {
-    let file =
-        std::fs::File::open(fmu).with_context(|| format!("cannot open {}", fmu.display()))?;
-    let mut archive = zip::ZipArchive::new(file)
-        .with_context(|| format!("{} is not a zip archive", fmu.display()))?;
-    let mut names = Vec::new();
-    for i in 0..archive.len() {
-        let mut entry = archive.by_index(i)?;
-        let relative = entry
-            .enclosed_name()
-            .ok_or_else(|| anyhow!("{}: entry {i} has an unsafe path", fmu.display()))?;
-        let target = dest.join(&relative);
-        if entry.is_dir() {
-            std::fs::create_dir_all(&target)?;
-            continue;
-        }
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        let mut out = std::fs::File::create(&target)
-            .with_context(|| format!("cannot create {}", target.display()))?;
-        std::io::copy(&mut entry, &mut out)?;
-        names.push(
-            relative
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/"),
-        );
-    }
-    names.sort();
-    Ok(names)
-}
+pub use validation::fmi::unpack::unpack as extract_fmu;
 
 /// A scratch folder for one test under `target/fmu-tests/<name>`, emptied
 /// first.

@@ -4,9 +4,9 @@
 //! is the `estimator-experiment` tool) and the estimator's refusals.
 
 use fmu_tests::workspace_root;
+use validation::estimator::experiment::{measurements, run_one, truth};
 use validation::estimator::{Config, Estimator, Measurements};
-use validation::estimator_experiment::{measurements, run_one, truth};
-use validation::fmu3::Fmu3;
+use validation::fmi::fmu3::Fmu3;
 
 fn fmu(name: &str) -> Fmu3 {
     let path = workspace_root()
@@ -30,7 +30,7 @@ fn true_curve(name: &str) -> (i32, Vec<f64>, Vec<f64>) {
 
 /// Runs the estimator on `curve` with `points` control points for
 /// `duration` s, noise seed 0.
-fn run(curve: &str, points: usize, duration: f64) -> validation::estimator_experiment::RunResult {
+fn run(curve: &str, points: usize, duration: f64) -> validation::estimator::experiment::RunResult {
     let (preset, u, n) = true_curve(curve);
     let plant = fmu("FourBar");
     let twin = fmu("FourBarTwin");
@@ -56,7 +56,7 @@ fn run(curve: &str, points: usize, duration: f64) -> validation::estimator_exper
     r
 }
 
-fn coverage(r: &validation::estimator_experiment::RunResult, name: &str) -> f64 {
+fn coverage(r: &validation::estimator::experiment::RunResult, name: &str) -> f64 {
     r.coverage
         .iter()
         .find(|(n, _)| n == name)

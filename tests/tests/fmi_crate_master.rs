@@ -1,5 +1,5 @@
 //! The in-Rust FMI master built on the `fmi` crate (0.8), the one of
-//! `validation::fmi_master` that the harness's `fmi-runner` uses too: loads
+//! `validation::fmi::master` that the harness's `fmi-runner` uses too: loads
 //! `dist/fmi2/OrificeChain.fmu` and `dist/fmi3/OrificeChain.fmu` as any
 //! importer would (unzip, parse `modelDescription.xml`, dlopen the binary of
 //! this platform), runs them through the Co-Simulation life cycle and checks
@@ -15,7 +15,9 @@ use anyhow::{Context, Result, anyhow, bail, ensure};
 use fmu_tests::{FmiVersion, require_fmu};
 use model_description::Causality;
 use std::collections::BTreeMap;
-use validation::fmi_master::{self, Fmu, Slave, StepReport, strip_undeclared_float_attributes};
+use validation::fmi::master::{
+    DefaultExperiment, Fmu, Slave, StepReport, strip_undeclared_float_attributes,
+};
 use validation::{Scenario, Trace, max_abs_error, relative_error, relative_rms_percent};
 
 const MODEL: &str = "OrificeChain";
@@ -23,7 +25,7 @@ const MODEL: &str = "OrificeChain";
 const OUTPUTS: [&str; 5] = ["p1", "p2", "Q1", "Q2", "Q3"];
 
 /// An FMU loaded and instantiated for Co-Simulation through the `fmi` crate
-/// (by `validation::fmi_master`), with its default experiment.
+/// (by `validation::fmi::master`), with its default experiment.
 struct LoadedFmu {
     slave: Slave,
     default_experiment: Experiment,
@@ -37,20 +39,12 @@ struct Experiment {
     step_size: f64,
 }
 
-fn experiment_of(d: fmi_master::DefaultExperiment) -> Result<Experiment> {
+fn experiment_of(d: DefaultExperiment) -> Result<Experiment> {
     Ok(Experiment {
         stop_time: d.stop_time.context("DefaultExperiment has no stopTime")?,
         tolerance: d.tolerance,
         step_size: d.step_size.context("DefaultExperiment has no stepSize")?,
     })
-}
-
-/// The master's name of a version.
-fn master_version(version: FmiVersion) -> fmi_master::FmiVersion {
-    match version {
-        FmiVersion::Fmi2 => fmi_master::FmiVersion::Fmi2,
-        FmiVersion::Fmi3 => fmi_master::FmiVersion::Fmi3,
-    }
 }
 
 /// Loads the FMU of `version` from `dist/` and instantiates it for
@@ -59,7 +53,7 @@ fn master_version(version: FmiVersion) -> fmi_master::FmiVersion {
 fn load(version: FmiVersion) -> Result<LoadedFmu> {
     let path = require_fmu(version, MODEL);
     let name = format!("{MODEL}-{}", version.prefix());
-    let fmu = Fmu::load(&path, Some(master_version(version)))
+    let fmu = Fmu::load(&path, Some(version))
         .with_context(|| format!("fmi crate cannot import {}", path.display()))?;
     for note in fmu.notes() {
         println!("note: {note}");
@@ -81,10 +75,7 @@ fn load(version: FmiVersion) -> Result<LoadedFmu> {
 
 impl LoadedFmu {
     fn version(&self) -> FmiVersion {
-        match self.slave.version() {
-            fmi_master::FmiVersion::Fmi2 => FmiVersion::Fmi2,
-            fmi_master::FmiVersion::Fmi3 => FmiVersion::Fmi3,
-        }
+        self.slave.version()
     }
 
     /// One communication step from `t` by `h`; checks the FMI 3 out-arguments.

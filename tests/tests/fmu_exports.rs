@@ -13,6 +13,7 @@ use fmu_tests::{
 use model_description::parse_model_description;
 use std::ffi::{CStr, c_char};
 use std::path::PathBuf;
+use validation::fmi::Binary;
 
 const MODEL: &str = "OrificeChain";
 
@@ -66,29 +67,23 @@ fn unpacked_binary(version: FmiVersion) -> Result<PathBuf> {
 }
 
 /// Every official function name that the binary does not export.
-fn missing_exports(binary: &PathBuf, names: &[String]) -> Result<Vec<String>> {
-    // SAFETY: loading our own FMU binary runs no initialisers beyond Rust's
-    // standard library setup.
-    let library = unsafe { libloading::Library::new(binary) }
-        .with_context(|| format!("cannot load {}", binary.display()))?;
-    Ok(names
-        .iter()
-        .filter(|name| {
-            // SAFETY: the symbol is only looked up, never called.
-            unsafe { library.get::<unsafe extern "C" fn()>(name.as_bytes()) }.is_err()
-        })
-        .cloned()
-        .collect())
+fn missing_exports(binary: &Binary, names: &[String]) -> Vec<String> {
+    binary
+        .missing(names)
+        .into_iter()
+        .map(String::from)
+        .collect()
 }
 
 /// Calls a `const char* f(void)` export (`fmi2GetVersion` and the like).
-fn call_string_function(binary: &PathBuf, name: &str) -> Result<String> {
-    // SAFETY: as in `missing_exports`.
-    let library = unsafe { libloading::Library::new(binary) }?;
+fn call_string_function(binary: &Binary, name: &str) -> Result<String> {
     // SAFETY: the official headers declare these functions as
-    // `const char* f(void)`, returning a static string.
+    // `const char* f(void)`, returning a static string; the library stays
+    // loaded during the call.
     let text = unsafe {
-        let f = library.get::<unsafe extern "C" fn() -> *const c_char>(name.as_bytes())?;
+        let f = binary
+            .symbol::<unsafe extern "C" fn() -> *const c_char>(name)
+            .ok_or_else(|| anyhow!("{name} is not exported"))?;
         let p = f();
         ensure!(!p.is_null(), "{name}() returned NULL");
         CStr::from_ptr(p).to_string_lossy().into_owned()
@@ -97,11 +92,11 @@ fn call_string_function(binary: &PathBuf, name: &str) -> Result<String> {
 }
 
 fn check_exports(version: FmiVersion) -> Result<()> {
-    let binary = unpacked_binary(version)?;
+    let binary = Binary::load(&unpacked_binary(version)?)?;
     let headers = official_header_dir()?;
     for api in FmiVersion::ALL {
         let names = official_function_names(&headers, api)?;
-        let missing = missing_exports(&binary, &names)?;
+        let missing = missing_exports(&binary, &names);
         ensure!(
             missing.is_empty(),
             "the binary of the {version} FMU lacks {} of the {} {api} functions: {missing:?}",

@@ -1,4 +1,4 @@
-//! The estimator's FMI 3 Model Exchange importer (`validation::fmu3`, the
+//! The estimator's FMI 3 Model Exchange importer (`validation::fmi::fmu3`, the
 //! C API through libloading, with `fmi3GetDirectionalDerivative` that the
 //! `fmi` crate lacks) on every built FMI 3 FMU: the life cycle, states and
 //! derivatives as the model description names them, and the Jacobian of
@@ -8,7 +8,7 @@
 
 use anyhow::{Context, Result, ensure};
 use fmu_tests::{FmiVersion, dist_fmus, workspace_root};
-use validation::fmu3::Fmu3;
+use validation::fmi::fmu3::Fmu3;
 
 /// Checks one FMU; the error names what disagreed.
 fn check(path: &std::path::Path) -> Result<()> {

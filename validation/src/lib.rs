@@ -1,27 +1,29 @@
-//! Validation helpers: the scenarios and reference traces in the FMI
-//! Cross-Check layout and the error metrics every check and benchmark
-//! reports ([`scenario`]), the FMI masters the tools and tests drive the
-//! FMUs with ([`fmi_master`], [`fmu3`]), the frequency response ([`freq`]),
-//! the co-simulation tools' error tables, traces and plots ([`cosim`]),
-//! display units ([`units`]), plots ([`plot`]) and the benchmarks' verdicts
-//! ([`bench`]).
+//! The validation and benchmarking tools of the circuit FMUs, grouped by
+//! what they do. Each folder holds its library modules and, under `bin/`,
+//! its command-line tools (their names are listed in `Cargo.toml`):
+//!
+//! | module | what for | tools |
+//! |---|---|---|
+//! | [`fmi`] | importing FMUs: the one unpacker, the raw FMI 2/3 C API loaded from the binary, the masters on it | |
+//! | [`harness`] | the validation scenarios, reference traces and error metrics; display units; plots; the in-Rust master's Model Exchange integrator | `fmi-runner` |
+//! | [`bench`] | the benchmarks' one timed `doStep` loop and their status verdicts | `bench-*` |
+//! | [`cosim`] | the co-simulation tools' error tables, traces and plots | `cosim-four-bar`, `cosim-valve-actuator` |
+//! | [`freq`] | frequency response through the FMI 3 API | `freq-response` (and `bench-hose-sweep`) |
+//! | [`estimator`] | the Kalman-filter state and parameter estimator and its experiment | `estimate`, `estimator-experiment`, `kalman-linear` |
+//! | [`training`] | training data of the trained surrogates | `train-surrogates` |
+//!
+//! The scenario types and metrics every tool uses are re-exported here
+//! ([`Scenario`], [`Trace`], [`relative_rms_percent`], ...).
 
-pub mod actuator_data;
 pub mod bench;
 pub mod cosim;
 pub mod estimator;
-pub mod estimator_experiment;
-pub mod fmi_master;
-pub mod fmu3;
+pub mod fmi;
 pub mod freq;
-pub mod kalman;
-pub mod me_stepper;
-pub mod plot;
-pub mod scenario;
-pub mod surrogate_data;
-pub mod units;
+pub mod harness;
+pub mod training;
 
-pub use scenario::{
+pub use harness::scenario::{
     Inputs, Interpolation, Options, Scenario, SignalBounds, StepInput, Trace, max_abs_error,
     relative_error, relative_rms_percent, scenario_dir,
 };

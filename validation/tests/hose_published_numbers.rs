@@ -5,7 +5,7 @@
 //! oscillation frequency, within 1 % and 0.5 dB. Needs the packaged FMUs
 //! (`cargo run --release -p build-fmu`).
 
-use validation::fmu3::Fmu3;
+use validation::fmi::fmu3::Fmu3;
 use validation::freq::{SweepOptions, frequencies, resonances, sweep};
 use validation::repo_root;
 

@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
-use validation::scenario::Scenario;
+use validation::harness::scenario::Scenario;
 
 /// Run every FMU's scenario from its Windows x86_64 and Linux aarch64
 /// binaries (under wine64 and qemu-aarch64) and compare with Linux x86_64.

@@ -1,36 +1,26 @@
-//! The FMI 2.0 and 3.0 Co-Simulation C API of a built FMU binary, loaded
-//! with libloading, and a version-neutral instance wrapper with a logger
-//! that counts the FMU's messages (never prints them).
-//!
-//! The function types are written from the FMI standards' headers
-//! (`fmi2FunctionTypes.h`, `fmi3FunctionTypes.h`); enums are passed as C
-//! `int`, FMI 3 `bool` as a byte.
+//! The hostile master's view of a built FMU binary: the FMI 2.0 and 3.0
+//! function tables of the one raw importer (`validation::fmi`), and a
+//! version-neutral instance wrapper with a logger that counts the FMU's
+//! messages (never prints them).
 
 use super::xml::{Description, Ty};
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+pub(crate) use validation::fmi::fmi2::status_kind as kind;
+use validation::fmi::fmi2::{self, Fmi2};
+use validation::fmi::fmi3::{self, Fmi3, Fmi3ModelExchange};
+pub(crate) use validation::fmi::status::{DISCARD, ERROR, FATAL, OK, WARNING};
+use validation::fmi::{Binary, FmiVersion, linux_binary_path};
 
-/// `fmi2OK` / `fmi3OK` and the other status values (same numbers in both).
-pub(crate) const OK: i32 = 0;
-pub(crate) const WARNING: i32 = 1;
-pub(crate) const DISCARD: i32 = 2;
-pub(crate) const ERROR: i32 = 3;
-pub(crate) const FATAL: i32 = 4;
+/// Raw pointer alias for an instance or FMU state.
+pub(crate) type Ptr = *mut c_void;
 
 /// A status for messages.
 pub(crate) fn status_name(s: i32) -> String {
-    match s {
-        OK => "OK".into(),
-        WARNING => "Warning".into(),
-        DISCARD => "Discard".into(),
-        ERROR => "Error".into(),
-        FATAL => "Fatal".into(),
-        5 => "Pending".into(),
-        other => format!("invalid status {other}"),
-    }
+    validation::fmi::status::name(s)
 }
 
 /// Where an instance's messages go: counted, the last one kept for
@@ -115,176 +105,17 @@ unsafe extern "C" fn fmi3_logger(
     sink.record(status, unsafe { text(message) });
 }
 
-type Fmi2LoggerFn = unsafe extern "C" fn(
-    *mut c_void,
-    *const c_char,
-    i32,
-    *const c_char,
-    *const c_char,
-    *const c_char,
-);
-type Fmi3LoggerFn = unsafe extern "C" fn(*mut c_void, i32, *const c_char, *const c_char);
-
-/// `fmi2CallbackFunctions`.
-#[repr(C)]
-pub(crate) struct Fmi2Callbacks {
-    logger: Option<Fmi2LoggerFn>,
-    allocate: Option<unsafe extern "C" fn(usize, usize) -> *mut c_void>,
-    free: Option<unsafe extern "C" fn(*mut c_void)>,
-    step_finished: Option<unsafe extern "C" fn(*mut c_void, i32)>,
-    env: *mut c_void,
-}
-
-unsafe extern "C" fn c_calloc(n: usize, size: usize) -> *mut c_void {
-    // SAFETY: plain libc calloc.
-    unsafe { libc::calloc(n, size) }
-}
-
-unsafe extern "C" fn c_free(p: *mut c_void) {
-    // SAFETY: plain libc free of what c_calloc returned (or null).
-    unsafe { libc::free(p) }
-}
-
-impl Fmi2Callbacks {
-    /// Callbacks with the counting logger writing into `sink`.
-    pub(crate) fn new(sink: *const LogSink, with_logger: bool) -> Self {
-        Fmi2Callbacks {
-            logger: if with_logger { Some(fmi2_logger) } else { None },
-            allocate: Some(c_calloc),
-            free: Some(c_free),
-            step_finished: None,
-            env: sink as *mut c_void,
-        }
+/// `fmi2CallbackFunctions` with the counting logger writing into `sink`
+/// (or no logger) and libc's allocator.
+pub(crate) fn fmi2_callbacks(sink: *const LogSink, with_logger: bool) -> fmi2::CallbackFunctions {
+    fmi2::CallbackFunctions {
+        logger: if with_logger { Some(fmi2_logger) } else { None },
+        allocate: Some(fmi2::calloc),
+        free: Some(fmi2::free),
+        step_finished: None,
+        env: sink as *mut c_void,
     }
 }
-
-/// Raw pointer alias for an instance or FMU state.
-pub(crate) type Ptr = *mut c_void;
-type Vr = *const u32;
-
-macro_rules! fn_table {
-    ($(#[$doc:meta])* $name:ident { $($field:ident : $sym:literal : $ty:ty,)* }) => {
-        $(#[$doc])*
-        #[allow(non_snake_case)]
-        #[derive(Clone, Copy)]
-        pub(crate) struct $name {
-            $(pub(crate) $field: $ty,)*
-        }
-
-        impl $name {
-            fn load(lib: &libloading::Library) -> Result<Self> {
-                Ok($name {
-                    $($field: {
-                        // SAFETY: the symbol is the FMI function of this
-                        // name, whose C type the field declares.
-                        let s = unsafe { lib.get::<$ty>($sym.as_bytes()) }
-                            .with_context(|| format!("symbol {} missing", $sym))?;
-                        *s
-                    },)*
-                })
-            }
-        }
-    };
-}
-
-fn_table!(
-    /// The FMI 2.0 functions.
-    Fmi2 {
-        instantiate: "fmi2Instantiate": unsafe extern "C" fn(*const c_char, i32, *const c_char, *const c_char, *const Fmi2Callbacks, i32, i32) -> Ptr,
-        free_instance: "fmi2FreeInstance": unsafe extern "C" fn(Ptr),
-        set_debug_logging: "fmi2SetDebugLogging": unsafe extern "C" fn(Ptr, i32, usize, *const *const c_char) -> i32,
-        setup_experiment: "fmi2SetupExperiment": unsafe extern "C" fn(Ptr, i32, f64, f64, i32, f64) -> i32,
-        enter_initialization_mode: "fmi2EnterInitializationMode": unsafe extern "C" fn(Ptr) -> i32,
-        exit_initialization_mode: "fmi2ExitInitializationMode": unsafe extern "C" fn(Ptr) -> i32,
-        terminate: "fmi2Terminate": unsafe extern "C" fn(Ptr) -> i32,
-        reset: "fmi2Reset": unsafe extern "C" fn(Ptr) -> i32,
-        get_real: "fmi2GetReal": unsafe extern "C" fn(Ptr, Vr, usize, *mut f64) -> i32,
-        get_integer: "fmi2GetInteger": unsafe extern "C" fn(Ptr, Vr, usize, *mut i32) -> i32,
-        get_boolean: "fmi2GetBoolean": unsafe extern "C" fn(Ptr, Vr, usize, *mut i32) -> i32,
-        get_string: "fmi2GetString": unsafe extern "C" fn(Ptr, Vr, usize, *mut *const c_char) -> i32,
-        set_real: "fmi2SetReal": unsafe extern "C" fn(Ptr, Vr, usize, *const f64) -> i32,
-        set_integer: "fmi2SetInteger": unsafe extern "C" fn(Ptr, Vr, usize, *const i32) -> i32,
-        set_boolean: "fmi2SetBoolean": unsafe extern "C" fn(Ptr, Vr, usize, *const i32) -> i32,
-        set_string: "fmi2SetString": unsafe extern "C" fn(Ptr, Vr, usize, *const *const c_char) -> i32,
-        get_fmu_state: "fmi2GetFMUstate": unsafe extern "C" fn(Ptr, *mut Ptr) -> i32,
-        set_fmu_state: "fmi2SetFMUstate": unsafe extern "C" fn(Ptr, Ptr) -> i32,
-        free_fmu_state: "fmi2FreeFMUstate": unsafe extern "C" fn(Ptr, *mut Ptr) -> i32,
-        serialized_size: "fmi2SerializedFMUstateSize": unsafe extern "C" fn(Ptr, Ptr, *mut usize) -> i32,
-        serialize: "fmi2SerializeFMUstate": unsafe extern "C" fn(Ptr, Ptr, *mut u8, usize) -> i32,
-        deserialize: "fmi2DeSerializeFMUstate": unsafe extern "C" fn(Ptr, *const u8, usize, *mut Ptr) -> i32,
-        directional_derivative: "fmi2GetDirectionalDerivative": unsafe extern "C" fn(Ptr, Vr, usize, Vr, usize, *const f64, *mut f64) -> i32,
-        set_real_input_derivatives: "fmi2SetRealInputDerivatives": unsafe extern "C" fn(Ptr, Vr, usize, *const i32, *const f64) -> i32,
-        get_real_output_derivatives: "fmi2GetRealOutputDerivatives": unsafe extern "C" fn(Ptr, Vr, usize, *const i32, *mut f64) -> i32,
-        do_step: "fmi2DoStep": unsafe extern "C" fn(Ptr, f64, f64, i32) -> i32,
-        cancel_step: "fmi2CancelStep": unsafe extern "C" fn(Ptr) -> i32,
-        get_status: "fmi2GetStatus": unsafe extern "C" fn(Ptr, i32, *mut i32) -> i32,
-        get_real_status: "fmi2GetRealStatus": unsafe extern "C" fn(Ptr, i32, *mut f64) -> i32,
-        get_integer_status: "fmi2GetIntegerStatus": unsafe extern "C" fn(Ptr, i32, *mut i32) -> i32,
-        get_boolean_status: "fmi2GetBooleanStatus": unsafe extern "C" fn(Ptr, i32, *mut i32) -> i32,
-        get_string_status: "fmi2GetStringStatus": unsafe extern "C" fn(Ptr, i32, *mut *const c_char) -> i32,
-    }
-);
-
-/// FMI 2 get of any type, values as bytes (for NULL-pointer calls).
-pub(crate) type Fmi2GetAny = unsafe extern "C" fn(Ptr, Vr, usize, *mut c_void) -> i32;
-/// FMI 2 set of any type, values as bytes.
-pub(crate) type Fmi2SetAny = unsafe extern "C" fn(Ptr, Vr, usize, *const c_void) -> i32;
-
-/// FMI 3 get of any type without variables in these FMUs (values as bytes).
-pub(crate) type Fmi3GetAny = unsafe extern "C" fn(Ptr, Vr, usize, *mut c_void, usize) -> i32;
-/// FMI 3 set of any type without variables in these FMUs.
-pub(crate) type Fmi3SetAny = unsafe extern "C" fn(Ptr, Vr, usize, *const c_void, usize) -> i32;
-
-fn_table!(
-    /// The FMI 3.0 functions (Co-Simulation, and the ones of other
-    /// interface types that must refuse).
-    Fmi3 {
-        instantiate_co_simulation: "fmi3InstantiateCoSimulation": unsafe extern "C" fn(*const c_char, *const c_char, *const c_char, u8, u8, u8, u8, Vr, usize, *mut c_void, Option<Fmi3LoggerFn>, *const c_void) -> Ptr,
-        instantiate_model_exchange: "fmi3InstantiateModelExchange": unsafe extern "C" fn(*const c_char, *const c_char, *const c_char, u8, u8, *mut c_void, Option<Fmi3LoggerFn>) -> Ptr,
-        free_instance: "fmi3FreeInstance": unsafe extern "C" fn(Ptr),
-        set_debug_logging: "fmi3SetDebugLogging": unsafe extern "C" fn(Ptr, u8, usize, *const *const c_char) -> i32,
-        enter_initialization_mode: "fmi3EnterInitializationMode": unsafe extern "C" fn(Ptr, u8, f64, f64, u8, f64) -> i32,
-        exit_initialization_mode: "fmi3ExitInitializationMode": unsafe extern "C" fn(Ptr) -> i32,
-        enter_configuration_mode: "fmi3EnterConfigurationMode": unsafe extern "C" fn(Ptr) -> i32,
-        exit_configuration_mode: "fmi3ExitConfigurationMode": unsafe extern "C" fn(Ptr) -> i32,
-        terminate: "fmi3Terminate": unsafe extern "C" fn(Ptr) -> i32,
-        reset: "fmi3Reset": unsafe extern "C" fn(Ptr) -> i32,
-        get_float64: "fmi3GetFloat64": unsafe extern "C" fn(Ptr, Vr, usize, *mut f64, usize) -> i32,
-        get_int32: "fmi3GetInt32": unsafe extern "C" fn(Ptr, Vr, usize, *mut i32, usize) -> i32,
-        get_boolean: "fmi3GetBoolean": unsafe extern "C" fn(Ptr, Vr, usize, *mut u8, usize) -> i32,
-        set_float64: "fmi3SetFloat64": unsafe extern "C" fn(Ptr, Vr, usize, *const f64, usize) -> i32,
-        set_int32: "fmi3SetInt32": unsafe extern "C" fn(Ptr, Vr, usize, *const i32, usize) -> i32,
-        set_boolean: "fmi3SetBoolean": unsafe extern "C" fn(Ptr, Vr, usize, *const u8, usize) -> i32,
-        get_float32: "fmi3GetFloat32": Fmi3GetAny,
-        get_int8: "fmi3GetInt8": Fmi3GetAny,
-        get_uint8: "fmi3GetUInt8": Fmi3GetAny,
-        get_int16: "fmi3GetInt16": Fmi3GetAny,
-        get_uint16: "fmi3GetUInt16": Fmi3GetAny,
-        get_uint32: "fmi3GetUInt32": Fmi3GetAny,
-        get_int64: "fmi3GetInt64": Fmi3GetAny,
-        get_uint64: "fmi3GetUInt64": Fmi3GetAny,
-        get_string: "fmi3GetString": Fmi3GetAny,
-        set_float32: "fmi3SetFloat32": Fmi3SetAny,
-        set_int8: "fmi3SetInt8": Fmi3SetAny,
-        set_uint8: "fmi3SetUInt8": Fmi3SetAny,
-        set_int16: "fmi3SetInt16": Fmi3SetAny,
-        set_uint16: "fmi3SetUInt16": Fmi3SetAny,
-        set_uint32: "fmi3SetUInt32": Fmi3SetAny,
-        set_int64: "fmi3SetInt64": Fmi3SetAny,
-        set_uint64: "fmi3SetUInt64": Fmi3SetAny,
-        set_string: "fmi3SetString": Fmi3SetAny,
-        get_binary: "fmi3GetBinary": unsafe extern "C" fn(Ptr, Vr, usize, *mut usize, *mut *const u8, usize) -> i32,
-        set_binary: "fmi3SetBinary": unsafe extern "C" fn(Ptr, Vr, usize, *const usize, *const *const u8, usize) -> i32,
-        get_fmu_state: "fmi3GetFMUState": unsafe extern "C" fn(Ptr, *mut Ptr) -> i32,
-        set_fmu_state: "fmi3SetFMUState": unsafe extern "C" fn(Ptr, Ptr) -> i32,
-        free_fmu_state: "fmi3FreeFMUState": unsafe extern "C" fn(Ptr, *mut Ptr) -> i32,
-        serialized_size: "fmi3SerializedFMUStateSize": unsafe extern "C" fn(Ptr, Ptr, *mut usize) -> i32,
-        serialize: "fmi3SerializeFMUState": unsafe extern "C" fn(Ptr, Ptr, *mut u8, usize) -> i32,
-        deserialize: "fmi3DeserializeFMUState": unsafe extern "C" fn(Ptr, *const u8, usize, *mut Ptr) -> i32,
-        directional_derivative: "fmi3GetDirectionalDerivative": unsafe extern "C" fn(Ptr, Vr, usize, Vr, usize, *const f64, usize, *mut f64, usize) -> i32,
-        do_step: "fmi3DoStep": unsafe extern "C" fn(Ptr, f64, f64, u8, *mut u8, *mut u8, *mut u8, *mut f64) -> i32,
-    }
-);
 
 /// One FMU binary with the functions of its FMI version.
 pub(crate) struct Lib {
@@ -295,15 +126,10 @@ pub(crate) struct Lib {
     token: CString,
     pub(crate) f2: Option<Fmi2>,
     pub(crate) f3: Option<Fmi3>,
-    _library: libloading::Library,
+    me3: Option<Fmi3ModelExchange>,
+    // Declared after the function tables, which point into it.
+    binary: Binary,
 }
-
-// SAFETY: the function pointers are plain C functions; the library handle
-// is only used to keep the code mapped. The FMI standard allows distinct
-// instances to be used from distinct threads.
-unsafe impl Sync for Lib {}
-// SAFETY: as above.
-unsafe impl Send for Lib {}
 
 impl Lib {
     /// Loads the binary of an unpacked FMU (`dir` holds
@@ -314,24 +140,26 @@ impl Lib {
             .with_context(|| format!("cannot read {}", xml_path.display()))?;
         let desc = super::xml::parse(&xml)
             .with_context(|| format!("cannot parse {}", xml_path.display()))?;
-        let platform = if desc.fmi3 { "x86_64-linux" } else { "linux64" };
-        let binary = dir
-            .join("binaries")
-            .join(platform)
-            .join(format!("{}.so", desc.model_identifier));
-        // SAFETY: loading the FMU's own binary, as any FMI master does.
-        let library = unsafe { libloading::Library::new(&binary) }
-            .with_context(|| format!("cannot load {}", binary.display()))?;
+        let version = if desc.fmi3 {
+            FmiVersion::Fmi3
+        } else {
+            FmiVersion::Fmi2
+        };
+        let binary = Binary::load(&linux_binary_path(dir, version, &desc.model_identifier))?;
         let res_dir = dir.join("resources");
         let resources = if desc.fmi3 {
             format!("{}/", res_dir.display())
         } else {
             format!("file://{}", res_dir.display())
         };
-        let (f2, f3) = if desc.fmi3 {
-            (None, Some(Fmi3::load(&library)?))
+        let missing = |names: Vec<&str>| anyhow!("symbols missing: {names:?}");
+        let (f2, f3, me3) = if desc.fmi3 {
+            // The Model Exchange instantiation is called too (it must refuse
+            // or work as the model description says).
+            let me3 = Fmi3ModelExchange::load(&binary).map_err(missing)?;
+            (None, Some(Fmi3::load(&binary).map_err(missing)?), Some(me3))
         } else {
-            (Some(Fmi2::load(&library)?), None)
+            (Some(Fmi2::load(&binary).map_err(missing)?), None, None)
         };
         Ok(Lib {
             resources: CString::new(resources)?,
@@ -339,7 +167,8 @@ impl Lib {
             desc,
             f2,
             f3,
-            _library: library,
+            me3,
+            binary,
         })
     }
 
@@ -368,7 +197,7 @@ impl Lib {
         let cname = CString::new(name)?;
         let mut callbacks = None;
         let ptr = if let Some(f) = &self.f2 {
-            let cb = Box::new(Fmi2Callbacks::new(&*sink, true));
+            let cb = Box::new(fmi2_callbacks(&*sink, true));
             // SAFETY: valid strings and callbacks that outlive the instance
             // (kept in the Inst).
             let p = unsafe {
@@ -400,7 +229,7 @@ impl Lib {
                     0,
                     &*sink as *const LogSink as *mut c_void,
                     Some(fmi3_logger),
-                    std::ptr::null(),
+                    None,
                 )
             }
         };
@@ -427,8 +256,8 @@ impl Lib {
     ) -> (bool, usize) {
         let sink = Box::new(LogSink::default());
         let ptr = if let Some(f) = &self.f2 {
-            let cb = Fmi2Callbacks::new(&*sink, with_logger);
-            let cbp: *const Fmi2Callbacks = if null_callbacks {
+            let cb = fmi2_callbacks(&*sink, with_logger);
+            let cbp: *const fmi2::CallbackFunctions = if null_callbacks {
                 std::ptr::null()
             } else {
                 &cb
@@ -449,14 +278,14 @@ impl Lib {
             let f = self.v3();
             let env = &*sink as *const LogSink as *mut c_void;
             let log = if with_logger {
-                Some(fmi3_logger as Fmi3LoggerFn)
+                Some(fmi3_logger as fmi3::LogMessage)
             } else {
                 None
             };
             if model_exchange {
                 // SAFETY: strings null or valid.
                 unsafe {
-                    (f.instantiate_model_exchange)(
+                    (self.me3.expect("loaded with the FMI 3 table").instantiate)(
                         name,
                         token,
                         self.resources.as_ptr(),
@@ -481,7 +310,7 @@ impl Lib {
                         0,
                         env,
                         log,
-                        std::ptr::null(),
+                        None,
                     )
                 }
             }
@@ -508,9 +337,7 @@ impl Lib {
     /// real function's are (same count, pointer for pointer).
     pub(crate) unsafe fn symbol<T: Copy>(&self, name: &str) -> Option<T> {
         // SAFETY: per the caller.
-        unsafe { self._library.get::<T>(name.as_bytes()) }
-            .ok()
-            .map(|s| *s)
+        unsafe { self.binary.symbol::<T>(name) }
     }
 
     /// FMI 3 instantiateCoSimulation with `requiredIntermediateVariables`
@@ -533,7 +360,7 @@ impl Lib {
                 1,
                 &*sink as *const LogSink as *mut c_void,
                 Some(fmi3_logger),
-                std::ptr::null(),
+                None,
             )
         };
         let created = !ptr.is_null();
@@ -555,7 +382,7 @@ pub(crate) struct Inst<'a> {
     pub(crate) lib: &'a Lib,
     pub(crate) ptr: Ptr,
     pub(crate) sink: Box<LogSink>,
-    _callbacks: Option<Box<Fmi2Callbacks>>,
+    _callbacks: Option<Box<fmi2::CallbackFunctions>>,
 }
 
 // SAFETY: an instance is used by one thread at a time (moved, never shared).
@@ -572,14 +399,6 @@ impl Drop for Inst<'_> {
             }
         }
     }
-}
-
-/// The FMI 2 `fmi2StatusKind` values.
-pub(crate) mod kind {
-    pub(crate) const DO_STEP_STATUS: i32 = 0;
-    pub(crate) const PENDING_STATUS: i32 = 1;
-    pub(crate) const LAST_SUCCESSFUL_TIME: i32 = 2;
-    pub(crate) const TERMINATED: i32 = 3;
 }
 
 // Every call below goes to a live instance of this library with arrays of

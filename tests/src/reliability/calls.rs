@@ -6,6 +6,7 @@ use super::api::{ERROR, Inst, Lib, OK, Ptr, WARNING, kind, status_name};
 use super::suite::{Ctx, MID, STEPS, Stage, check_refusal};
 use super::xml::{Ty, Var};
 use std::ffi::{c_char, c_void};
+use validation::fmi::{fmi2, fmi3};
 
 type Call<'c> = Box<dyn Fn(&Inst) -> i32 + 'c>;
 
@@ -343,15 +344,15 @@ pub(crate) fn null_pointers(ctx: &mut Ctx) {
         // count, value array[, count]): pointers stay pointers.
         let (g2, s2) = unsafe {
             (
-                lib.symbol::<super::api::Fmi2GetAny>(&format!("{p}Get{tn}")),
-                lib.symbol::<super::api::Fmi2SetAny>(&format!("{p}Set{tn}")),
+                lib.symbol::<fmi2::GetAny>(&format!("{p}Get{tn}")),
+                lib.symbol::<fmi2::SetAny>(&format!("{p}Set{tn}")),
             )
         };
         // SAFETY: as above.
         let (g3, s3) = unsafe {
             (
-                lib.symbol::<super::api::Fmi3GetAny>(&format!("{p}Get{tn}")),
-                lib.symbol::<super::api::Fmi3SetAny>(&format!("{p}Set{tn}")),
+                lib.symbol::<fmi3::GetAny>(&format!("{p}Get{tn}")),
+                lib.symbol::<fmi3::SetAny>(&format!("{p}Set{tn}")),
             )
         };
         if !lib.fmi3() {
@@ -800,7 +801,7 @@ fn value_bytes(ty: Ty, value: f64, fmi3: bool) -> [u8; 8] {
     b
 }
 
-fn others_get(f: &super::api::Fmi3) -> Vec<(&'static str, super::api::Fmi3GetAny)> {
+fn others_get(f: &fmi3::Fmi3) -> Vec<(&'static str, fmi3::GetAny)> {
     vec![
         ("fmi3GetFloat32", f.get_float32),
         ("fmi3GetInt8", f.get_int8),
@@ -814,7 +815,7 @@ fn others_get(f: &super::api::Fmi3) -> Vec<(&'static str, super::api::Fmi3GetAny
     ]
 }
 
-fn others_set(f: &super::api::Fmi3) -> Vec<(&'static str, super::api::Fmi3SetAny)> {
+fn others_set(f: &fmi3::Fmi3) -> Vec<(&'static str, fmi3::SetAny)> {
     vec![
         ("fmi3SetFloat32", f.set_float32),
         ("fmi3SetInt8", f.set_int8),

@@ -1,5 +1,5 @@
-"""The state estimator's Kalman filter (Rust, validation::kalman, through
-the kalman-linear tool) against filterpy's KalmanFilter on the same small
+"""The state estimator's Kalman filter (Rust, validation::estimator::kalman,
+through the kalman-linear tool) against filterpy's KalmanFilter on the same small
 linear system: a 4-state, 2-measurement damped oscillator pair sampled at
 1 kHz with noisy measurements from a fixed seed. Both use the Joseph form;
 the estimates and covariances agree to 1e-9 (relative to each quantity's
