@@ -13,7 +13,8 @@
 //! flows in m3/s, positions in m, angles in rad; a through value (flow,
 //! force, torque) counts positive *into* the part at its port. A part that
 //! sets a node's pressure (motion) is a volume (body): [`Tank`],
-//! [`PressureSource`], [`Chamber`], [`Accumulator`]; [`Inertia`]; [`Mass`].
+//! [`PressureSource`], [`Chamber`], [`Accumulator`], [`ChamberCylinder`]
+//! (the volume of its two chambers); [`Inertia`]; [`Mass`].
 //! The others set the flows (forces, torques) from the pressures and
 //! motions they are given: [`Orifice`], [`ReliefValve`], [`CheckValve`],
 //! [`CounterbalanceValve`], [`ConstantFlowPump`],
@@ -36,10 +37,12 @@
 //! | [`Inertia`] | `shaft` (angle, speed) | `phi`, `w` |
 //! | [`Accumulator`] | `A` (pressure) | `p` |
 //! | [`Cylinder`] | `A`, `B` (flow), `rod` (force) | |
+//! | [`ChamberCylinder`] | `A`, `B` (pressure), `rod` (force) | `p_A`, `p_B` |
 //! | [`Mass`] | `rod` (position, velocity) | `s`, `v` |
 
 mod accumulator;
 mod chamber;
+mod chamber_cylinder;
 mod check;
 mod check_valve;
 mod constant_flow_pump;
@@ -56,6 +59,7 @@ mod tank;
 
 pub use accumulator::Accumulator;
 pub use chamber::Chamber;
+pub use chamber_cylinder::ChamberCylinder;
 pub use check_valve::CheckValve;
 pub use constant_flow_pump::ConstantFlowPump;
 pub use counterbalance_valve::CounterbalanceValve;

@@ -364,3 +364,109 @@ fn cylinder_between_chambers_on_a_mass_with_end_stops() {
     assert!(z[0] > 0.0 && z[1] < 0.0, "{z:?}");
     assert_eq!(a.initial::<4>(&[]).as_slice(), [0.0, 0.0, 0.1, 0.0]);
 }
+
+fn cylinder_law() -> hydraulics::Cylinder {
+    hydraulics::Cylinder {
+        a1: 8.04e-4,
+        a2: 4.24e-4,
+        stroke: 0.5,
+        v_dead_a: 1e-4,
+        v_dead_b: 2e-4,
+    }
+}
+
+/// Supply -> orifice -> cylinder with its chambers -> orifice -> tank,
+/// the rod on a mass between stops at the cylinder's ends.
+fn chamber_cylinder_circuit(s0: f64) -> Assembly {
+    let cylinder = ChamberCylinder::new(cylinder_law(), oil(), 1e5, 1e5).unwrap();
+    let mass = Mass::new(100.0, 500.0, -981.0, s0)
+        .unwrap()
+        .with_stops(0.0, 0.5, 1e8, 2e5)
+        .unwrap();
+    let mut b = with_parts(&[
+        ("supply", Arc::new(PressureSource::new(1e7).unwrap())),
+        ("tank", Arc::new(Tank::vented())),
+        ("oa", orifice()),
+        ("ob", orifice()),
+        ("cyl", Arc::new(cylinder)),
+        ("load", Arc::new(mass)),
+    ]);
+    connect(
+        &mut b,
+        &[
+            &["supply.P", "oa.A"],
+            &["oa.B", "cyl.A"],
+            &["cyl.B", "ob.A"],
+            &["ob.B", "tank.T"],
+            &["cyl.rod", "load.rod"],
+        ],
+    );
+    b.build().unwrap()
+}
+
+#[test]
+fn chamber_cylinder_through_its_stroke_and_into_its_stops() {
+    let a = chamber_cylinder_circuit(0.1);
+    assert_eq!(a.state_names(), ["cyl.p_A", "cyl.p_B", "load.s", "load.v"]);
+    check_jacobian::<4>(
+        &a,
+        &[],
+        &states(&[
+            [5e6, 1e6, 0.25, 0.1],
+            [1e6, 5e6, 0.05, -0.2],
+            [9.995e6, 3e3, 0.45, 0.0],
+            [1e7, 1e5, 0.5 + 1e-4, 0.01],
+            [1e5, 1e7, -2e-4, -0.01],
+        ]),
+    );
+    assert_eq!(a.initial::<4>(&[]).as_slice(), [1e5, 1e5, 0.1, 0.0]);
+}
+
+/// At any one position, the cylinder with its chambers is the plain
+/// cylinder between two chambers of its volumes there.
+#[test]
+fn chamber_cylinder_is_the_plain_cylinder_between_chambers_of_its_volumes() {
+    let law = cylinder_law();
+    let with_chambers = chamber_cylinder_circuit(0.0);
+    for [pa, pb, s, v] in [
+        [5e6, 1e6, 0.25, 0.1],
+        [1e6, 5e6, 0.05, -0.2],
+        [8e6, 2e6, 0.4, 0.3],
+    ] {
+        let mass = Mass::new(100.0, 500.0, -981.0, 0.0)
+            .unwrap()
+            .with_stops(0.0, 0.5, 1e8, 2e5)
+            .unwrap();
+        let mut b = with_parts(&[
+            ("supply", Arc::new(PressureSource::new(1e7).unwrap())),
+            ("tank", Arc::new(Tank::vented())),
+            ("oa", orifice()),
+            ("ob", orifice()),
+            ("cyl", Arc::new(Cylinder::new(law.a1, law.a2).unwrap())),
+            ("ca", chamber(law.volume_a(s), 0.0)),
+            ("cb", chamber(law.volume_b(s), 0.0)),
+            ("load", Arc::new(mass)),
+        ]);
+        connect(
+            &mut b,
+            &[
+                &["supply.P", "oa.A"],
+                &["oa.B", "cyl.A", "ca.A"],
+                &["cyl.B", "ob.A", "cb.A"],
+                &["ob.B", "tank.T"],
+                &["cyl.rod", "load.rod"],
+            ],
+        );
+        let plain = b.build().unwrap();
+        let x = SVector::from([pa, pb, s, v]);
+        let (f, g) = (with_chambers.rates(&[], &x), plain.rates(&[], &x));
+        for r in 0..4 {
+            assert!(
+                (f[r] - g[r]).abs() <= 1e-12 * f[r].abs().max(1e-300),
+                "rate {r} at {x:?}: {} against {}",
+                f[r],
+                g[r]
+            );
+        }
+    }
+}
