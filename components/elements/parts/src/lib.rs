@@ -18,7 +18,8 @@
 //! The others set the flows (forces, torques) from the pressures and
 //! motions they are given: [`Orifice`], [`ReliefValve`], [`CheckValve`],
 //! [`CounterbalanceValve`], [`ConstantFlowPump`],
-//! [`FixedDisplacementPump`], [`FixedDisplacementMotor`], [`Cylinder`].
+//! [`FixedDisplacementPump`], [`FixedDisplacementMotor`], [`Cylinder`],
+//! [`DirectionalValve`]. The [`Spool`] sets a signal from its states.
 //! Every node needs exactly one part (or FMU input) that sets its across
 //! values: two valves meet in a chamber.
 //!
@@ -38,6 +39,8 @@
 //! | [`Accumulator`] | `A` (pressure) | `p` |
 //! | [`Cylinder`] | `A`, `B` (flow), `rod` (force) | |
 //! | [`ChamberCylinder`] | `A`, `B` (pressure), `rod` (force) | `p_A`, `p_B` |
+//! | [`DirectionalValve`] | `P`, `A`, `B`, `T` (flow), `Us` (signal in) | |
+//! | [`Spool`] | `U` (signal in), `Us` (signal out) | `Us`, `dUs` |
 //! | [`Mass`] | `rod` (position, velocity) | `s`, `v` |
 
 mod accumulator;
@@ -48,6 +51,7 @@ mod check_valve;
 mod constant_flow_pump;
 mod counterbalance_valve;
 mod cylinder;
+mod directional_valve;
 mod inertia;
 mod mass;
 mod motor;
@@ -55,6 +59,7 @@ mod orifice;
 mod pressure_source;
 mod pump;
 mod relief_valve;
+mod spool;
 mod tank;
 
 pub use accumulator::Accumulator;
@@ -64,6 +69,7 @@ pub use check_valve::CheckValve;
 pub use constant_flow_pump::ConstantFlowPump;
 pub use counterbalance_valve::CounterbalanceValve;
 pub use cylinder::Cylinder;
+pub use directional_valve::DirectionalValve;
 pub use inertia::Inertia;
 pub use mass::Mass;
 pub use motor::FixedDisplacementMotor;
@@ -71,4 +77,5 @@ pub use orifice::Orifice;
 pub use pressure_source::PressureSource;
 pub use pump::FixedDisplacementPump;
 pub use relief_valve::ReliefValve;
+pub use spool::Spool;
 pub use tank::Tank;

@@ -470,3 +470,58 @@ fn chamber_cylinder_is_the_plain_cylinder_between_chambers_of_its_volumes() {
         }
     }
 }
+
+/// A spool commanded by an FMU input opens a directional valve between
+/// four chambers (so that every pressure it reads is a state).
+#[test]
+fn spool_and_directional_valve_through_the_deadband_and_both_ways() {
+    let valve =
+        DirectionalValve::new(2.315e-9, hydraulics::Opening::Deadband { ud: 2.0 }, 1e5).unwrap();
+    let mut b = with_parts(&[
+        ("spool", Arc::new(Spool::new(0.99, 331.0, 0.62).unwrap())),
+        ("valve", Arc::new(valve)),
+        ("cp", chamber(1e-4, 0.0)),
+        ("ca", chamber(1e-4, 0.0)),
+        ("cb", chamber(1e-4, 0.0)),
+        ("ct", chamber(1e-4, 0.0)),
+    ]);
+    connect(
+        &mut b,
+        &[
+            &["spool.Us", "valve.Us"],
+            &["valve.P", "cp.A"],
+            &["valve.A", "ca.A"],
+            &["valve.B", "cb.A"],
+            &["valve.T", "ct.A"],
+        ],
+    );
+    b.input("U", "spool.U", "value").unwrap();
+    let a = b.build().unwrap();
+    assert_eq!(
+        a.state_names(),
+        ["spool.Us", "spool.dUs", "cp.p", "ca.p", "cb.p", "ct.p"]
+    );
+    // Closed in the deadband, opening both ways, the edges' flows in both
+    // directions and in the orifice's laminar band (p_tr = 1e5 Pa).
+    check_jacobian::<6>(
+        &a,
+        &[3.0],
+        &states(&[
+            [0.0, 0.0, 1e7, 5e6, 4e6, 2e5],
+            [5.0, 100.0, 1e7, 5e6, 4e6, 2e5],
+            [-6.0, -50.0, 1e7, 5e6, 4e6, 2e5],
+            [8.0, 0.0, 3e6, 5e6, 4e6, 4.5e6],
+            [-8.0, 0.0, 5e6, 5e6 - 3e4, 2e5 + 5e4, 2e5],
+            [2.5, 0.0, 1e7, 1e7 - 5e4, 3e6, 3e6 + 2e4],
+        ]),
+    );
+    let mut z = [0.0; 4];
+    a.event_indicator_values(&[3.0], &[5.0, 0.0, 1e7, 5e6, 4e6, 2e5], &mut z);
+    assert_eq!(z, valve.law().edge_switching(5.0));
+    // Mass conservation: what leaves P and B arrives at A and T.
+    let x = SVector::from([5.0, 0.0, 1e7, 5e6, 4e6, 2e5]);
+    let f = a.rates::<6>(&[3.0], &x);
+    let flow = |k: usize| f[k] / (oil().value(x[k]) / 1e-4);
+    assert!((flow(2) + flow(3) + flow(4) + flow(5)).abs() <= 1e-12 * flow(3).abs());
+    assert!(flow(3) > 0.0 && flow(2) < 0.0);
+}
