@@ -665,27 +665,99 @@ macro_rules! parameters {
     };
 }
 
-/// The name and description of element `i` (from 1) of an array row
-/// `field`: `field` followed by the number, and `doc` with `{i}` replaced
-/// by it. Each distinct text is allocated once for the life of the
-/// process (the table's rows hold `&'static str`), so building the rows
-/// again allocates nothing new.
-pub fn element(field: &'static str, doc: &'static str, i: usize) -> (&'static str, &'static str) {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    static TEXTS: OnceLock<Mutex<HashMap<String, &'static str>>> = OnceLock::new();
-    let mut texts = TEXTS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    let mut keep = |text: String| -> &'static str {
-        texts
-            .entry(text)
-            .or_insert_with_key(|t| Box::leak(t.clone().into_boxed_str()))
-    };
-    let name = keep(format!("{field}{i}"));
-    let description = keep(doc.replace("{i}", &i.to_string()));
-    (name, description)
+/// The names or descriptions of the `N` elements of an array row, built
+/// at compile time into fixed buffers of `CAP` bytes (a text that does
+/// not fit is a compile error): `field1`, `field2`, ... and the row's
+/// description with `{i}` replaced by each element's number. Held in a
+/// `static` per row, so the table's `&'static str` rows need no
+/// allocation, and nothing is left behind when the FMU is unloaded.
+#[derive(Debug)]
+pub struct ElementTexts<const N: usize, const CAP: usize> {
+    bytes: [[u8; CAP]; N],
+    lens: [usize; N],
+}
+
+impl<const N: usize, const CAP: usize> ElementTexts<N, CAP> {
+    /// `field` followed by each element's number (from 1).
+    pub const fn names(field: &str) -> Self {
+        Self::build(field.as_bytes(), false)
+    }
+
+    /// `doc` with every `{i}` replaced by each element's number (from 1).
+    pub const fn descriptions(doc: &str) -> Self {
+        Self::build(doc.as_bytes(), true)
+    }
+
+    const fn build(text: &[u8], replace: bool) -> Self {
+        let mut bytes = [[0u8; CAP]; N];
+        let mut lens = [0usize; N];
+        let mut k = 0;
+        while k < N {
+            let (digits, count) = Self::digits(k + 1);
+            let mut at = 0;
+            let mut i = 0;
+            while i < text.len() {
+                if replace
+                    && i + 2 < text.len()
+                    && text[i] == b'{'
+                    && text[i + 1] == b'i'
+                    && text[i + 2] == b'}'
+                {
+                    let mut d = 0;
+                    while d < count {
+                        assert!(at < CAP, "an array row's text does not fit its buffer");
+                        bytes[k][at] = digits[d];
+                        at += 1;
+                        d += 1;
+                    }
+                    i += 3;
+                } else {
+                    assert!(at < CAP, "an array row's text does not fit its buffer");
+                    bytes[k][at] = text[i];
+                    at += 1;
+                    i += 1;
+                }
+            }
+            if !replace {
+                let mut d = 0;
+                while d < count {
+                    assert!(at < CAP, "an array row's name does not fit its buffer");
+                    bytes[k][at] = digits[d];
+                    at += 1;
+                    d += 1;
+                }
+            }
+            lens[k] = at;
+            k += 1;
+        }
+        ElementTexts { bytes, lens }
+    }
+
+    /// The decimal digits of `n` (at most 3) and how many there are.
+    const fn digits(n: usize) -> ([u8; 3], usize) {
+        assert!(n < 1000, "an array row has at most 999 elements");
+        if n < 10 {
+            ([b'0' + n as u8, 0, 0], 1)
+        } else if n < 100 {
+            ([b'0' + (n / 10) as u8, b'0' + (n % 10) as u8, 0], 2)
+        } else {
+            (
+                [
+                    b'0' + (n / 100) as u8,
+                    b'0' + (n / 10 % 10) as u8,
+                    b'0' + (n % 10) as u8,
+                ],
+                3,
+            )
+        }
+    }
+
+    /// Element `k`'s text (from 0).
+    pub fn get(&'static self, k: usize) -> &'static str {
+        // Built from whole UTF-8 texts with ASCII digits put in place of
+        // ASCII `{i}`: always valid.
+        std::str::from_utf8(&self.bytes[k][..self.lens[k]]).unwrap_or("")
+    }
 }
 
 /// The number of rows of a parameter: 1, or an array row's length.
@@ -720,10 +792,18 @@ macro_rules! __field_value {
 macro_rules! __parameter_rows {
     ($out:ident, $field:ident, [$kind:ident; $n:literal], $doc:expr, $start:expr,
         [$($before:tt)*] [$($after:tt)*]) => {
-        let starts: [_; $n] = $start;
-        for (k, start) in starts.into_iter().enumerate() {
-            let (name, description) = $crate::table::element(stringify!($field), $doc, k + 1);
-            $out.push($crate::table::Row::$kind(name, description) $($before)* .start(start) $($after)*);
+        {
+            static NAMES: $crate::table::ElementTexts<$n, 64> =
+                $crate::table::ElementTexts::names(stringify!($field));
+            static DESCRIPTIONS: $crate::table::ElementTexts<$n, 512> =
+                $crate::table::ElementTexts::descriptions($doc);
+            let starts: [_; $n] = $start;
+            for (k, start) in starts.into_iter().enumerate() {
+                $out.push(
+                    $crate::table::Row::$kind(NAMES.get(k), DESCRIPTIONS.get(k))
+                        $($before)* .start(start) $($after)*
+                );
+            }
         }
     };
     ($out:ident, $field:ident, $kind:ident, $doc:expr, $start:expr,
@@ -1265,12 +1345,17 @@ mod tests {
         assert!(rows[2].check(-1.0).is_err());
         let c = <Curve as Record>::from_values(&[3.0, 1.0, 2.0, 3.0, 4.0]);
         assert_eq!((c.n, c.U, c.k), (3, [1.0, 2.0, 3.0], 4.0));
-        // The names are kept once: building the rows again gives the same
-        // texts.
+        // The texts are static: building the rows again gives the same
+        // ones.
         let mut again = Vec::new();
         <Curve as Record>::rows(&mut again);
         assert!(std::ptr::eq(again[2].name, rows[2].name));
         check_rows(&rows).unwrap();
+        // Numbers of more than one digit, every `{i}` replaced.
+        static NAMES: ElementTexts<12, 8> = ElementTexts::names("N");
+        static DOCS: ElementTexts<12, 32> = ElementTexts::descriptions("point {i} of {i}");
+        assert_eq!((NAMES.get(0), NAMES.get(11)), ("N1", "N12"));
+        assert_eq!(DOCS.get(9), "point 10 of 10");
     }
 
     #[test]

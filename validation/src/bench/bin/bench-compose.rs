@@ -108,7 +108,15 @@ fn main() -> Result<(), String> {
             count,
         );
         let a = m.assembly()?;
-        rows.push(measure("ValveCylinder", &m, &u, &a, &[u.U], &states, rounds));
+        rows.push(measure(
+            "ValveCylinder",
+            &m,
+            &u,
+            &a,
+            &[u.U],
+            &states,
+            rounds,
+        ));
     }
     {
         use valve_drive::valve_actuator::{NX, ValveActuator};
@@ -121,7 +129,15 @@ fn main() -> Result<(), String> {
         );
         let a = m.assembly()?;
         let inputs = [u.U, u.x, u.v];
-        rows.push(measure("ValveActuator", &m, &u, &a, &inputs, &states, rounds));
+        rows.push(measure(
+            "ValveActuator",
+            &m,
+            &u,
+            &a,
+            &inputs,
+            &states,
+            rounds,
+        ));
     }
     {
         use valve_drive::sliding_mass::{NX, SlidingMass};
@@ -143,7 +159,15 @@ fn main() -> Result<(), String> {
         );
         let a = m.assembly()?;
         let inputs = [u.u, u.F_ext];
-        rows.push(measure("LiftActuator", &m, &u, &a, &inputs, &states, rounds));
+        rows.push(measure(
+            "LiftActuator",
+            &m,
+            &u,
+            &a,
+            &inputs,
+            &states,
+            rounds,
+        ));
     }
     {
         use lift_circuit::lift_hydraulics::{LiftHydraulics, NX};
@@ -156,12 +180,28 @@ fn main() -> Result<(), String> {
         );
         let a = m.assembly()?;
         let inputs = [u.u, u.x_p, u.v_p];
-        rows.push(measure("LiftHydraulics", &m, &u, &a, &inputs, &states, rounds));
+        rows.push(measure(
+            "LiftHydraulics",
+            &m,
+            &u,
+            &a,
+            &inputs,
+            &states,
+            rounds,
+        ));
     }
 
     println!(
         "{:<16} {:>6} {:>6}   {:>10} {:>10} {:>7}   {:>10} {:>10} {:>7}",
-        "circuit", "states", "nodes", "rates ns", "composed", "ratio", "rates+J ns", "composed", "ratio"
+        "circuit",
+        "states",
+        "nodes",
+        "rates ns",
+        "composed",
+        "ratio",
+        "rates+J ns",
+        "composed",
+        "ratio"
     );
     for r in &rows {
         println!(
