@@ -367,7 +367,7 @@ impl<'a> Reader<'a> {
                 );
             }
             let mut node = NodeEntry {
-                span: span.clone(),
+                span: v.span(),
                 ports: Vec::new(),
             };
             for item in list.iter() {
@@ -1438,7 +1438,10 @@ fn dimension_of(si: &str) -> Dimension {
 }
 
 fn example(dim: Dimension) -> String {
-    match UNITS.iter().find(|(_, f, d)| *d == dim && *f != 1.0) {
+    match UNITS
+        .iter()
+        .find(|(_, f, d)| *d == dim && f.factor() != 1.0)
+    {
         Some((n, _, _)) => format!("2 {n}"),
         None => format!("2 {}", dim.si()),
     }

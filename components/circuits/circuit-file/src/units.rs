@@ -175,42 +175,122 @@ const NAMED: [(Dimension, &str, &str); 23] = [
     ),
 ];
 
-/// The unit names a quantity may use: name, factor to SI, dimension.
-pub const UNITS: [(&str, f64, Dimension); 30] = [
-    ("1", 1.0, Dimension::ONE),
-    ("Pa", 1.0, Dimension::PRESSURE),
-    ("kPa", 1e3, Dimension::PRESSURE),
-    ("MPa", 1e6, Dimension::PRESSURE),
-    ("bar", 1e5, Dimension::PRESSURE),
-    ("mbar", 1e2, Dimension::PRESSURE),
-    ("psi", 6_894.757_293_168_361, Dimension::PRESSURE),
-    ("m", 1.0, Dimension::LENGTH),
-    ("cm", 1e-2, Dimension::LENGTH),
-    ("mm", 1e-3, Dimension::LENGTH),
-    ("L", 1e-3, Dimension::new(3, 0, 0, 0)),
-    ("mL", 1e-6, Dimension::new(3, 0, 0, 0)),
-    ("kg", 1.0, Dimension::new(0, 1, 0, 0)),
-    ("g", 1e-3, Dimension::new(0, 1, 0, 0)),
-    ("t", 1e3, Dimension::new(0, 1, 0, 0)),
-    ("N", 1.0, Dimension::FORCE),
-    ("kN", 1e3, Dimension::FORCE),
-    ("s", 1.0, Dimension::TIME),
-    ("ms", 1e-3, Dimension::TIME),
-    ("min", 60.0, Dimension::TIME),
-    ("h", 3600.0, Dimension::TIME),
-    ("Hz", 1.0, Dimension::ANGULAR_VELOCITY),
-    ("rad", 1.0, Dimension::ONE),
-    ("deg", std::f64::consts::PI / 180.0, Dimension::ONE),
-    ("rev", 2.0 * std::f64::consts::PI, Dimension::ONE),
+/// A unit's factor to SI, kept exact where it can be: a power of ten
+/// (applied to the number's decimal text, so that `"1.5 mm"` is exactly
+/// the double nearest 1.5e-3, as if written so) times `num / den`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    /// The power of ten.
+    pub exp10: i32,
+    /// A factor multiplying the value.
+    pub num: f64,
+    /// A factor dividing the value.
+    pub den: f64,
+}
+
+impl Scale {
+    const fn dec(exp10: i32) -> Scale {
+        Scale {
+            exp10,
+            num: 1.0,
+            den: 1.0,
+        }
+    }
+
+    const fn ratio(exp10: i32, num: f64, den: f64) -> Scale {
+        Scale { exp10, num, den }
+    }
+
+    /// The factor to SI as one number.
+    pub fn factor(self) -> f64 {
+        ten(self.exp10) * self.num / self.den
+    }
+
+    fn times(self, o: Scale) -> Scale {
+        Scale {
+            exp10: self.exp10 + o.exp10,
+            num: self.num * o.num,
+            den: self.den * o.den,
+        }
+    }
+
+    /// The scale to the power `doubled / 2`.
+    fn power(self, doubled: i16) -> Scale {
+        if doubled % 2 == 0 {
+            let p = i32::from(doubled / 2);
+            let (num, den) = if p >= 0 {
+                (self.num.powi(p), self.den.powi(p))
+            } else {
+                (self.den.powi(-p), self.num.powi(-p))
+            };
+            return Scale {
+                exp10: self.exp10 * p,
+                num,
+                den,
+            };
+        }
+        let r = (self.num / self.den * ten(self.exp10)).powf(f64::from(doubled) / 2.0);
+        Scale {
+            exp10: 0,
+            num: r,
+            den: 1.0,
+        }
+    }
+}
+
+/// 10^e, correctly rounded.
+fn ten(e: i32) -> f64 {
+    format!("1e{e}").parse().unwrap_or(f64::NAN)
+}
+
+/// The unit names a quantity may use: name, scale to SI, dimension.
+pub const UNITS: [(&str, Scale, Dimension); 30] = [
+    ("1", Scale::dec(0), Dimension::ONE),
+    ("Pa", Scale::dec(0), Dimension::PRESSURE),
+    ("kPa", Scale::dec(3), Dimension::PRESSURE),
+    ("MPa", Scale::dec(6), Dimension::PRESSURE),
+    ("bar", Scale::dec(5), Dimension::PRESSURE),
+    ("mbar", Scale::dec(2), Dimension::PRESSURE),
+    (
+        "psi",
+        Scale::ratio(0, 6_894.757_293_168_361, 1.0),
+        Dimension::PRESSURE,
+    ),
+    ("m", Scale::dec(0), Dimension::LENGTH),
+    ("cm", Scale::dec(-2), Dimension::LENGTH),
+    ("mm", Scale::dec(-3), Dimension::LENGTH),
+    ("L", Scale::dec(-3), Dimension::new(3, 0, 0, 0)),
+    ("mL", Scale::dec(-6), Dimension::new(3, 0, 0, 0)),
+    ("kg", Scale::dec(0), Dimension::new(0, 1, 0, 0)),
+    ("g", Scale::dec(-3), Dimension::new(0, 1, 0, 0)),
+    ("t", Scale::dec(3), Dimension::new(0, 1, 0, 0)),
+    ("N", Scale::dec(0), Dimension::FORCE),
+    ("kN", Scale::dec(3), Dimension::FORCE),
+    ("s", Scale::dec(0), Dimension::TIME),
+    ("ms", Scale::dec(-3), Dimension::TIME),
+    ("min", Scale::ratio(0, 60.0, 1.0), Dimension::TIME),
+    ("h", Scale::ratio(0, 3600.0, 1.0), Dimension::TIME),
+    ("Hz", Scale::dec(0), Dimension::ANGULAR_VELOCITY),
+    ("rad", Scale::dec(0), Dimension::ONE),
+    (
+        "deg",
+        Scale::ratio(0, std::f64::consts::PI, 180.0),
+        Dimension::ONE,
+    ),
+    (
+        "rev",
+        Scale::ratio(0, std::f64::consts::TAU, 1.0),
+        Dimension::ONE,
+    ),
     (
         "rpm",
-        2.0 * std::f64::consts::PI / 60.0,
+        Scale::ratio(0, std::f64::consts::TAU, 60.0),
         Dimension::ANGULAR_VELOCITY,
     ),
-    ("V", 1.0, Dimension::VOLT),
-    ("mV", 1e-3, Dimension::VOLT),
-    ("J", 1.0, Dimension::TORQUE),
-    ("W", 1.0, Dimension::new(2, 1, -3, 0)),
+    ("V", Scale::dec(0), Dimension::VOLT),
+    ("mV", Scale::dec(-3), Dimension::VOLT),
+    ("J", Scale::dec(0), Dimension::TORQUE),
+    ("W", Scale::dec(0), Dimension::new(2, 1, -3, 0)),
 ];
 
 /// A unit: its factor to SI and its dimension.
@@ -220,31 +300,35 @@ pub struct Unit {
     pub factor: f64,
     /// The unit's dimension.
     pub dimension: Dimension,
+    /// The factor, kept exact where it can be.
+    pub scale: Scale,
 }
 
 impl Unit {
-    fn one() -> Unit {
+    fn new(scale: Scale, dimension: Dimension) -> Unit {
         Unit {
-            factor: 1.0,
-            dimension: Dimension::ONE,
+            factor: scale.factor(),
+            dimension,
+            scale,
         }
     }
 
+    fn one() -> Unit {
+        Unit::new(Scale::dec(0), Dimension::ONE)
+    }
+
     fn times(self, o: Unit) -> Unit {
-        Unit {
-            factor: self.factor * o.factor,
-            dimension: self.dimension.times(o.dimension),
-        }
+        Unit::new(self.scale.times(o.scale), self.dimension.times(o.dimension))
     }
 
     fn power(self, doubled: i16) -> Result<Unit, String> {
         if self.dimension.has_odd_half(doubled) {
             return Err("only square roots of whole powers are supported".into());
         }
-        Ok(Unit {
-            factor: self.factor.powf(f64::from(doubled) / 2.0),
-            dimension: self.dimension.scaled(doubled),
-        })
+        Ok(Unit::new(
+            self.scale.power(doubled),
+            self.dimension.scaled(doubled),
+        ))
     }
 }
 
@@ -367,11 +451,7 @@ fn factor(word: &str, whole: &str) -> Result<Unit, String> {
     let Some((_, factor, dimension)) = UNITS.iter().find(|(n, _, _)| *n == base) else {
         return Err(unknown_unit(base, whole));
     };
-    Unit {
-        factor: *factor,
-        dimension: *dimension,
-    }
-    .power(2 * power)
+    Unit::new(*factor, *dimension).power(2 * power)
 }
 
 fn unknown_unit(base: &str, whole: &str) -> String {
@@ -439,7 +519,21 @@ pub fn parse_quantity(text: &str) -> Result<Quantity, String> {
     } else {
         parse_unit(unit_text)?
     };
-    let si = value * unit.factor;
+    // The power of ten goes into the decimal text: "1.5 mm" is 1.5e-3.
+    let (mantissa, exponent) = match number.find(['e', 'E']) {
+        Some(k) => (&number[..k], number[k + 1..].parse::<i32>().unwrap_or(0)),
+        None => (number.as_str(), 0),
+    };
+    let decimal: f64 = format!("{mantissa}e{}", exponent.saturating_add(unit.scale.exp10))
+        .parse()
+        .unwrap_or(f64::NAN);
+    let mut si = decimal;
+    if unit.scale.num != 1.0 {
+        si *= unit.scale.num;
+    }
+    if unit.scale.den != 1.0 {
+        si /= unit.scale.den;
+    }
     if !si.is_finite() {
         return Err(format!("'{text}' overflows in SI units"));
     }
@@ -507,6 +601,19 @@ mod tests {
             assert!(close(v, value), "{text}: {v} != {value}");
             assert_eq!(d, dim, "{text}");
         }
+    }
+
+    #[test]
+    fn decimal_prefixes_are_exact() {
+        assert_eq!(si("1.5 mm").0, 1.5e-3);
+        assert_eq!(si("20 cm3").0, 20e-6);
+        assert_eq!(si("0.5 L").0, 0.5e-3);
+        assert_eq!(si("0.2 bar").0, 0.2e5);
+        assert_eq!(si("2.5e2 kPa").0, 2.5e5);
+        assert_eq!(si("25 L/min").0, 25e-3 / 60.0);
+        assert_eq!(si("1500 rpm").0, 1500.0 * std::f64::consts::TAU / 60.0);
+        assert_eq!(si("20 cm2").0, 20e-4);
+        assert!(parse_quantity("1e-2147483648 mm").is_ok());
     }
 
     #[test]
