@@ -303,10 +303,10 @@ impl<'a> Reader<'a> {
                         }
                     }
                 }
-                if let Some((_, v)) = t.iter().find(|(k, _)| k.get_ref() == "description") {
-                    if let Some(d) = self.string(v, "circuit description") {
-                        description = d.to_owned();
-                    }
+                if let Some((_, v)) = t.iter().find(|(k, _)| k.get_ref() == "description")
+                    && let Some(d) = self.string(v, "circuit description")
+                {
+                    description = d.to_owned();
                 }
             }
             Some((span, other)) => self.error(

@@ -132,6 +132,37 @@ pub fn part_types() -> &'static [PartType] {
     &PART_TYPES
 }
 
+/// The part types and their parameters as a Markdown section, one table
+/// per type (what `docs/circuit-files.md` holds; a test keeps them equal).
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for t in part_types() {
+        out += &format!("### {}\n\n{}.", t.name, t.description);
+        if !t.states.is_empty() {
+            let states: Vec<String> = t
+                .states
+                .iter()
+                .map(|(n, u)| format!("`{n}` ({u})"))
+                .collect();
+            out += &format!(" States: {}.", states.join(", "));
+        }
+        out += "\n\n| parameter | unit | default | meaning |\n|---|---|---|---|\n";
+        for p in t.parameters {
+            let need = match p.need {
+                Need::Required => "required".to_owned(),
+                Need::Default(v) => format!("{v}"),
+                Need::Optional => "optional".to_owned(),
+            };
+            out += &format!(
+                "| `{}` | {} | {} | {} |\n",
+                p.name, p.unit, need, p.description
+            );
+        }
+        out += "\n";
+    }
+    out
+}
+
 macro_rules! with_fluid {
     ($($p:expr),* $(,)?) => {
         &[
@@ -545,6 +576,16 @@ static PART_TYPES: [PartType; 17] = [
 mod tests {
     use super::*;
     use crate::units::parse_unit;
+
+    #[test]
+    fn the_documentation_lists_every_part_type_as_the_registry_does() {
+        let doc = include_str!("../../../../docs/circuit-files.md");
+        let table = markdown();
+        assert!(
+            doc.contains(&table),
+            "docs/circuit-files.md is out of date: paste registry::markdown() into it:\n{table}"
+        );
+    }
 
     #[test]
     fn every_parameter_unit_is_si_and_every_default_is_finite() {
