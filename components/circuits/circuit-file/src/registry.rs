@@ -1,0 +1,609 @@
+//! The part types a description may name: for each, its parameters (name,
+//! meaning, SI unit, default) and its constructor from the checked
+//! values. This is the one list of what a description can say; the
+//! documentation table and a schema are to be generated from it.
+
+use fmu_core::compose::Part;
+use hydraulics::{BulkModulus, CheckValve as CheckLaw, GasAccumulator, LogBase, Opening};
+use std::sync::Arc;
+
+/// Whether a parameter must be given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Need {
+    /// The description must give it.
+    Required,
+    /// Its value when the description leaves it out (SI).
+    Default(f64),
+    /// It may be left out, and then means something else (an orifice's
+    /// diameter instead of its flow coefficient, a mass without stops).
+    Optional,
+}
+
+/// One parameter of a part type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Parameter {
+    /// The key in the description.
+    pub name: &'static str,
+    /// What it is.
+    pub description: &'static str,
+    /// Its SI unit (its dimension): a value in any unit of this dimension
+    /// is accepted.
+    pub unit: &'static str,
+    /// Whether it must be given.
+    pub need: Need,
+}
+
+const fn required(name: &'static str, unit: &'static str, description: &'static str) -> Parameter {
+    Parameter {
+        name,
+        description,
+        unit,
+        need: Need::Required,
+    }
+}
+
+const fn default(
+    name: &'static str,
+    unit: &'static str,
+    value: f64,
+    description: &'static str,
+) -> Parameter {
+    Parameter {
+        name,
+        description,
+        unit,
+        need: Need::Default(value),
+    }
+}
+
+const fn optional(name: &'static str, unit: &'static str, description: &'static str) -> Parameter {
+    Parameter {
+        name,
+        description,
+        unit,
+        need: Need::Optional,
+    }
+}
+
+/// The checked values of a part's parameters (SI), defaults filled in.
+#[derive(Debug, Clone, Default)]
+pub struct Values {
+    entries: Vec<(&'static str, f64)>,
+}
+
+impl Values {
+    /// Sets `name` to `value` (SI).
+    pub fn set(&mut self, name: &'static str, value: f64) {
+        match self.entries.iter_mut().find(|(n, _)| *n == name) {
+            Some(e) => e.1 = value,
+            None => self.entries.push((name, value)),
+        }
+    }
+
+    /// The value of an optional parameter, if given.
+    pub fn opt(&self, name: &str) -> Option<f64> {
+        self.entries
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    }
+
+    /// The value of a required or defaulted parameter (NaN if missing,
+    /// which the part's own checks then reject).
+    pub fn get(&self, name: &str) -> f64 {
+        self.opt(name).unwrap_or(f64::NAN)
+    }
+}
+
+/// A part type of the library.
+#[derive(Debug)]
+pub struct PartType {
+    /// Its name in a description (`type = "Chamber"`).
+    pub name: &'static str,
+    /// What it is.
+    pub description: &'static str,
+    /// Its parameters.
+    pub parameters: &'static [Parameter],
+    /// Its states (name, SI unit), in the part's order.
+    pub states: &'static [(&'static str, &'static str)],
+    build: fn(&Values) -> Result<Arc<dyn Part>, String>,
+}
+
+impl PartType {
+    /// The parameter named `name`.
+    pub fn parameter(&self, name: &str) -> Option<&'static Parameter> {
+        self.parameters.iter().find(|p| p.name == name)
+    }
+
+    /// Builds the part from checked values (every required one given,
+    /// defaults filled in); the part's own range checks may still fail.
+    pub fn build(&self, values: &Values) -> Result<Arc<dyn Part>, String> {
+        (self.build)(values)
+    }
+}
+
+/// The part type named `name`.
+pub fn part_type(name: &str) -> Option<&'static PartType> {
+    PART_TYPES.iter().find(|t| t.name == name)
+}
+
+/// Every part type, in the documentation's order.
+pub fn part_types() -> &'static [PartType] {
+    &PART_TYPES
+}
+
+/// The part types and their parameters as a Markdown section, one table
+/// per type (what `docs/circuit-files.md` holds; a test keeps them equal).
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for t in part_types() {
+        out += &format!("### {}\n\n{}.", t.name, t.description);
+        if !t.states.is_empty() {
+            let states: Vec<String> = t
+                .states
+                .iter()
+                .map(|(n, u)| format!("`{n}` ({u})"))
+                .collect();
+            out += &format!(" States: {}.", states.join(", "));
+        }
+        out += "\n\n| parameter | unit | default | meaning |\n|---|---|---|---|\n";
+        for p in t.parameters {
+            let need = match p.need {
+                Need::Required => "required".to_owned(),
+                Need::Default(v) => format!("{v}"),
+                Need::Optional => "optional".to_owned(),
+            };
+            out += &format!(
+                "| `{}` | {} | {} | {} |\n",
+                p.name, p.unit, need, p.description
+            );
+        }
+        out += "\n";
+    }
+    out
+}
+
+macro_rules! with_fluid {
+    ($($p:expr),* $(,)?) => {
+        &[
+            $($p,)*
+            default("E_max", "Pa", 1.8e9, "Maximum bulk modulus of the oil"),
+            default("p_max", "Pa", 2.8e7, "Maximum system pressure of the bulk-modulus law"),
+            default("bulk_a1", "1", 0.5, "Bulk-modulus law constant a1"),
+            default("bulk_a2", "1", 90.0, "Bulk-modulus law constant a2"),
+            default("bulk_a3", "1", 3.0, "Bulk-modulus law constant a3 (> 1)"),
+        ]
+    };
+}
+
+fn fluid(v: &Values) -> BulkModulus {
+    BulkModulus {
+        e_max: v.get("E_max"),
+        p_max: v.get("p_max"),
+        a1: v.get("bulk_a1"),
+        a2: v.get("bulk_a2"),
+        a3: v.get("bulk_a3"),
+        log: LogBase::Ten,
+    }
+}
+
+fn arc<P: Part + 'static>(p: Result<P, String>) -> Result<Arc<dyn Part>, String> {
+    p.map(|p| Arc::new(p) as Arc<dyn Part>)
+}
+
+/// The transition pressure of the orifice laws, where a circuit of the
+/// project sets none: 0.1 bar.
+const P_TR: f64 = 1e4;
+
+const MACHINE: [Parameter; 5] = [
+    required(
+        "D",
+        "m3/rad",
+        "Displacement per radian (write it per revolution: \"16 cm3/rev\")",
+    ),
+    default("c_leak", "m3/(s Pa)", 0.0, "Internal leakage conductance"),
+    default("b_visc", "N m s/rad", 0.0, "Viscous torque coefficient"),
+    default("tau_c", "N m", 0.0, "Dry (Coulomb) friction torque"),
+    default(
+        "omega_reg",
+        "rad/s",
+        1.0,
+        "Speed over which the dry friction is regularised",
+    ),
+];
+
+static PART_TYPES: [PartType; 17] = [
+    PartType {
+        name: "Tank",
+        description: "A reservoir at a fixed pressure; port T",
+        parameters: &[default("p_tank", "Pa", 0.0, "Tank pressure (gauge)")],
+        states: &[],
+        build: |v| arc(parts::Tank::new(v.get("p_tank"))),
+    },
+    PartType {
+        name: "PressureSource",
+        description: "An ideal pressure source; port P",
+        parameters: &[required("p_s", "Pa", "Supply pressure (gauge)")],
+        states: &[],
+        build: |v| arc(parts::PressureSource::new(v.get("p_s"))),
+    },
+    PartType {
+        name: "Orifice",
+        description: "A turbulent orifice between ports A and B: give its flow coefficient k, or its diameter d (with cd and rho)",
+        parameters: &[
+            optional("k", "m3/(s sqrt(Pa))", "Flow coefficient Cd A sqrt(2/rho)"),
+            optional("d", "m", "Diameter of a circular orifice (instead of k)"),
+            default("cd", "1", 0.6, "Discharge coefficient (with d)"),
+            default("rho", "kg/m3", 900.0, "Oil density (with d)"),
+            default("p_tr", "Pa", P_TR, "Transition pressure of the orifice law"),
+        ],
+        states: &[],
+        build: |v| match (v.opt("k"), v.opt("d")) {
+            (Some(k), None) => arc(parts::Orifice::new(k, v.get("p_tr"))),
+            (None, Some(d)) => arc(parts::Orifice::circular(
+                v.get("cd"),
+                d,
+                v.get("rho"),
+                v.get("p_tr"),
+            )),
+            (Some(_), Some(_)) => Err("give either k or d, not both".into()),
+            (None, None) => {
+                Err("give the flow coefficient k or the diameter d (with cd and rho)".into())
+            }
+        },
+    },
+    PartType {
+        name: "Chamber",
+        description: "A fixed volume of oil; port A; state p",
+        parameters: with_fluid![
+            required("V", "m3", "Volume"),
+            default("p0", "Pa", 0.0, "Pressure at the start"),
+        ],
+        states: &[("p", "Pa")],
+        build: |v| arc(parts::Chamber::new(v.get("V"), fluid(v), v.get("p0"))),
+    },
+    PartType {
+        name: "ReliefValve",
+        description: "A pressure-relief valve from P to T with a rounded opening",
+        parameters: &[
+            required("p_crack", "Pa", "Cracking pressure"),
+            required(
+                "gain",
+                "m3/(s Pa)",
+                "Flow per pascal above the cracking pressure",
+            ),
+            default(
+                "smoothing",
+                "Pa",
+                2e4,
+                "Width over which the opening is rounded",
+            ),
+        ],
+        states: &[],
+        build: |v| {
+            arc(parts::ReliefValve::new(
+                v.get("p_crack"),
+                v.get("gain"),
+                v.get("smoothing"),
+            ))
+        },
+    },
+    PartType {
+        name: "CheckValve",
+        description: "A check valve passing flow from A to B above its cracking pressure",
+        parameters: &[
+            required("k", "m3/(s sqrt(Pa))", "Flow coefficient of the open valve"),
+            default("p_tr", "Pa", P_TR, "Transition pressure of the orifice law"),
+            required("p_crack", "Pa", "Cracking pressure"),
+            required("p_band", "Pa", "Pressure rise from cracking to fully open"),
+            default("g_leak", "m3/(s Pa)", 0.0, "Seat leakage conductance"),
+        ],
+        states: &[],
+        build: |v| {
+            arc(parts::CheckValve::new(
+                v.get("k"),
+                v.get("p_tr"),
+                v.get("p_crack"),
+                v.get("p_band"),
+                v.get("g_leak"),
+            ))
+        },
+    },
+    PartType {
+        name: "CounterbalanceValve",
+        description: "A counterbalance valve between load and out, piloted at pilot, with a built-in check valve from out to load",
+        parameters: &[
+            required(
+                "k_max",
+                "m3/(s sqrt(Pa))",
+                "Flow coefficient of the open poppet",
+            ),
+            default("p_tr", "Pa", P_TR, "Transition pressure of the orifice law"),
+            required("p_set", "Pa", "Setting"),
+            required("pilot_ratio", "1", "Pilot ratio"),
+            required("p_band", "Pa", "Opening band"),
+            required(
+                "check_k",
+                "m3/(s sqrt(Pa))",
+                "Flow coefficient of the check valve",
+            ),
+            required(
+                "check_p_crack",
+                "Pa",
+                "Cracking pressure of the check valve",
+            ),
+            required("check_p_band", "Pa", "Opening band of the check valve"),
+            default(
+                "check_g_leak",
+                "m3/(s Pa)",
+                0.0,
+                "Seat leakage of the check valve",
+            ),
+        ],
+        states: &[],
+        build: |v| {
+            let check = CheckLaw {
+                k: v.get("check_k"),
+                p_tr: v.get("p_tr"),
+                p_crack: v.get("check_p_crack"),
+                p_band: v.get("check_p_band"),
+                g_leak: v.get("check_g_leak"),
+            };
+            arc(parts::CounterbalanceValve::new(
+                v.get("k_max"),
+                v.get("p_tr"),
+                v.get("p_set"),
+                v.get("pilot_ratio"),
+                v.get("p_band"),
+                check,
+            ))
+        },
+    },
+    PartType {
+        name: "ConstantFlowPump",
+        description: "A pump delivering a fixed flow from T to P",
+        parameters: &[required("Q", "m3/s", "Delivered flow")],
+        states: &[],
+        build: |v| arc(parts::ConstantFlowPump::new(v.get("Q"))),
+    },
+    PartType {
+        name: "FixedDisplacementPump",
+        description: "A pump driven at its shaft, from T to P",
+        parameters: &MACHINE,
+        states: &[],
+        build: |v| {
+            arc(parts::FixedDisplacementPump::new(
+                v.get("D"),
+                v.get("c_leak"),
+                v.get("b_visc"),
+                v.get("tau_c"),
+                v.get("omega_reg"),
+            ))
+        },
+    },
+    PartType {
+        name: "FixedDisplacementMotor",
+        description: "A motor taking oil in at A, out at B, driving its shaft",
+        parameters: &MACHINE,
+        states: &[],
+        build: |v| {
+            arc(parts::FixedDisplacementMotor::new(
+                v.get("D"),
+                v.get("c_leak"),
+                v.get("b_visc"),
+                v.get("tau_c"),
+                v.get("omega_reg"),
+            ))
+        },
+    },
+    PartType {
+        name: "Inertia",
+        description: "A rotating load on port shaft; states phi, w",
+        parameters: &[
+            required("J", "kg m2", "Moment of inertia"),
+            default("b", "N m s/rad", 0.0, "Viscous damping"),
+            default("tau_c", "N m", 0.0, "Dry (Coulomb) friction torque"),
+            default(
+                "omega_reg",
+                "rad/s",
+                1.0,
+                "Speed over which the dry friction is regularised",
+            ),
+            default("tau_load", "N m", 0.0, "Constant load torque"),
+            default("w0", "rad/s", 0.0, "Speed at the start"),
+        ],
+        states: &[("phi", "rad"), ("w", "rad/s")],
+        build: |v| {
+            arc(parts::Inertia::new(
+                v.get("J"),
+                v.get("b"),
+                v.get("tau_c"),
+                v.get("omega_reg"),
+                v.get("tau_load"),
+                v.get("w0"),
+            ))
+        },
+    },
+    PartType {
+        name: "Accumulator",
+        description: "A gas-charged accumulator with the dead volume of its node; port A; state p",
+        parameters: with_fluid![
+            required("p0", "Pa", "Precharge pressure (gauge)"),
+            required("V0", "m3", "Gas volume at precharge"),
+            default(
+                "n",
+                "1",
+                1.4,
+                "Polytropic exponent (1 isothermal, 1.4 adiabatic)"
+            ),
+            default("p_atm", "Pa", 101_325.0, "Ambient pressure"),
+            default(
+                "p_band",
+                "Pa",
+                1e5,
+                "Width of the smoothed transition at the precharge"
+            ),
+            required("V_dead", "m3", "Dead volume of oil at the node"),
+            default("p_start", "Pa", 0.0, "Pressure at the start"),
+        ],
+        states: &[("p", "Pa")],
+        build: |v| {
+            let law = GasAccumulator {
+                p0: v.get("p0"),
+                v0: v.get("V0"),
+                n: v.get("n"),
+                p_atm: v.get("p_atm"),
+                p_band: v.get("p_band"),
+                v_dead: v.get("V_dead"),
+            };
+            arc(parts::Accumulator::new(law, fluid(v), v.get("p_start")))
+        },
+    },
+    PartType {
+        name: "Cylinder",
+        description: "A double-acting cylinder between fixed volumes: ports A, B, rod",
+        parameters: &[
+            required("A1", "m2", "Piston area"),
+            required("A2", "m2", "Annulus (rod side) area"),
+        ],
+        states: &[],
+        build: |v| arc(parts::Cylinder::new(v.get("A1"), v.get("A2"))),
+    },
+    PartType {
+        name: "ChamberCylinder",
+        description: "A double-acting cylinder holding its chambers' pressures: ports A, B, rod; states p_A, p_B",
+        parameters: with_fluid![
+            required("A1", "m2", "Piston area"),
+            required("A2", "m2", "Annulus (rod side) area"),
+            required("stroke", "m", "Stroke"),
+            required("V_dA", "m3", "Dead volume of chamber A"),
+            required("V_dB", "m3", "Dead volume of chamber B"),
+            default("p_A0", "Pa", 0.0, "Pressure of chamber A at the start"),
+            default("p_B0", "Pa", 0.0, "Pressure of chamber B at the start"),
+        ],
+        states: &[("p_A", "Pa"), ("p_B", "Pa")],
+        build: |v| {
+            let law = hydraulics::Cylinder {
+                a1: v.get("A1"),
+                a2: v.get("A2"),
+                stroke: v.get("stroke"),
+                v_dead_a: v.get("V_dA"),
+                v_dead_b: v.get("V_dB"),
+            };
+            arc(parts::ChamberCylinder::new(
+                law,
+                fluid(v),
+                v.get("p_A0"),
+                v.get("p_B0"),
+            ))
+        },
+    },
+    PartType {
+        name: "Mass",
+        description: "A mass on port rod, optionally between end stops; states s, v",
+        parameters: &[
+            required("m", "kg", "Mass"),
+            default("c", "N s/m", 0.0, "Viscous damping"),
+            default("F_ext", "N", 0.0, "Constant external force along +s"),
+            default("s0", "m", 0.0, "Position at the start"),
+            optional("s_min", "m", "Lower end stop (with s_max and k_stop)"),
+            optional("s_max", "m", "Upper end stop (with s_min and k_stop)"),
+            optional("k_stop", "N/m", "Contact stiffness of the stops"),
+            default("c_stop", "N s/m", 0.0, "Contact damping of the stops"),
+        ],
+        states: &[("s", "m"), ("v", "m/s")],
+        build: |v| {
+            let mass = parts::Mass::new(v.get("m"), v.get("c"), v.get("F_ext"), v.get("s0"))?;
+            match (v.opt("s_min"), v.opt("s_max"), v.opt("k_stop")) {
+                (None, None, None) => arc(Ok(mass)),
+                (Some(lo), Some(hi), Some(k)) => arc(mass.with_stops(lo, hi, k, v.get("c_stop"))),
+                _ => Err("end stops need all of s_min, s_max and k_stop".into()),
+            }
+        },
+    },
+    PartType {
+        name: "Spool",
+        description: "A proportional valve's spool: command U in, spool signal Us out; states Us, dUs",
+        parameters: &[
+            default("Kv", "1", 1.0, "Valve gain"),
+            required("wn", "rad/s", "Natural angular frequency"),
+            required("zeta", "1", "Damping ratio"),
+        ],
+        states: &[("Us", "V"), ("dUs", "V/s")],
+        build: |v| arc(parts::Spool::new(v.get("Kv"), v.get("wn"), v.get("zeta"))),
+    },
+    PartType {
+        name: "DirectionalValve",
+        description: "A 4/3 proportional directional valve: ports P, A, B, T, spool signal Us; a deadband ud, or overlaps (u_nom, c1, c2)",
+        parameters: &[
+            required(
+                "cv",
+                "m3/(s V sqrt(Pa))",
+                "Flow constant per volt of opening",
+            ),
+            optional(
+                "ud",
+                "V",
+                "Deadband half-width (0 when no overlaps are given)",
+            ),
+            optional("u_nom", "V", "Spool signal at full stroke (overlaps)"),
+            optional("c1", "1", "Positive overlap of the supply edges (overlaps)"),
+            optional("c2", "1", "Negative overlap of the tank edges (overlaps)"),
+            default("p_tr", "Pa", P_TR, "Transition pressure of the orifice law"),
+        ],
+        states: &[],
+        build: |v| {
+            let opening = match (v.opt("ud"), v.opt("u_nom"), v.opt("c1"), v.opt("c2")) {
+                (ud, None, None, None) => Opening::Deadband {
+                    ud: ud.unwrap_or(0.0),
+                },
+                (None, Some(u_nom), Some(c1), Some(c2)) => Opening::Overlap { u_nom, c1, c2 },
+                (Some(_), _, _, _) => {
+                    return Err("give a deadband ud or overlaps (u_nom, c1, c2), not both".into());
+                }
+                _ => return Err("overlaps need all of u_nom, c1 and c2".into()),
+            };
+            arc(parts::DirectionalValve::new(
+                v.get("cv"),
+                opening,
+                v.get("p_tr"),
+            ))
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::parse_unit;
+
+    #[test]
+    fn the_documentation_lists_every_part_type_as_the_registry_does() {
+        let doc = include_str!("../../../../docs/circuit-files.md");
+        let table = markdown();
+        assert!(
+            doc.contains(&table),
+            "docs/circuit-files.md is out of date: paste registry::markdown() into it:\n{table}"
+        );
+    }
+
+    #[test]
+    fn every_parameter_unit_is_si_and_every_default_is_finite() {
+        for t in part_types() {
+            for p in t.parameters {
+                let u = parse_unit(p.unit).unwrap_or_else(|e| panic!("{}.{}: {e}", t.name, p.name));
+                assert_eq!(u.factor, 1.0, "{}.{}: {} is not SI", t.name, p.name, p.unit);
+                if let Need::Default(v) = p.need {
+                    assert!(v.is_finite());
+                }
+            }
+            for (_, unit) in t.states {
+                assert_eq!(parse_unit(unit).unwrap().factor, 1.0);
+            }
+            let mut names: Vec<&str> = t.parameters.iter().map(|p| p.name).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), t.parameters.len(), "{}", t.name);
+        }
+    }
+}
