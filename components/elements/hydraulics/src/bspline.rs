@@ -27,6 +27,10 @@ pub struct BSplineCurve {
     knots: [f64; MAX_POINTS + 4],
     /// u(t) at t = j / SAMPLES.
     table: [f64; SAMPLES + 1],
+    /// u(t) on knot span `k` as a cubic in `t - knots[k]` (power basis,
+    /// constant term first), built once from the abscissae: the inversion
+    /// `u(t) = u` iterates on it instead of on the basis recursion.
+    upoly: [[f64; 4]; MAX_POINTS],
 }
 
 /// A curve value and its slope.
@@ -85,6 +89,7 @@ impl BSplineCurve {
             y: [0.0; MAX_POINTS],
             knots: [0.0; MAX_POINTS + 4],
             table: [0.0; SAMPLES + 1],
+            upoly: [[0.0; 4]; MAX_POINTS],
         };
         curve.u[..n].copy_from_slice(u);
         curve.y[..n].copy_from_slice(y);
@@ -102,7 +107,43 @@ impl BSplineCurve {
         for j in 0..=SAMPLES {
             curve.table[j] = curve.at_parameter(j as f64 / SAMPLES as f64).0;
         }
+        for k in p..n {
+            curve.upoly[k] = curve.span_polynomial(k);
+        }
         Ok(curve)
+    }
+
+    /// u(t) on span `k` (a polynomial of degree p <= 3 there) in the power
+    /// basis of `s = t - knots[k]`: interpolated at four points of the span
+    /// (Newton's divided differences, exact for a cubic up to round-off).
+    fn span_polynomial(&self, k: usize) -> [f64; 4] {
+        let (t0, t1) = (self.knots[k], self.knots[k + 1]);
+        let h = t1 - t0;
+        if h <= 0.0 {
+            return [0.0; 4];
+        }
+        let s = [0.0, h / 3.0, 2.0 * h / 3.0, h];
+        // Evaluate with span k's own basis (also at its right end).
+        let at = |x: f64| -> f64 {
+            let (b, _) = self.basis(k, t0 + x);
+            (0..=self.degree)
+                .map(|r| b[r] * self.u[k + r - self.degree])
+                .sum()
+        };
+        let mut a = [at(s[0]), at(s[1]), at(s[2]), at(s[3])];
+        for order in 1..4 {
+            for i in (order..4).rev() {
+                a[i] = (a[i] - a[i - 1]) / (s[i] - s[i - order]);
+            }
+        }
+        // a0 + a1 s + a2 s (s - s1) + a3 s (s - s1)(s - s2), expanded.
+        let (s1, s2) = (s[1], s[2]);
+        [
+            a[0],
+            a[1] - a[2] * s1 + a[3] * s1 * s2,
+            a[2] - a[3] * (s1 + s2),
+            a[3],
+        ]
     }
 
     /// The same curve with new ordinates `y` (one per control point): the
@@ -267,8 +308,19 @@ impl BSplineCurve {
         } else {
             0.5 * (ta + tb)
         };
+        let mut k = self.span(t);
         for _ in 0..100 {
-            let (ut, _, dut, _) = self.at_parameter(t);
+            // The span of t (it moves by one at most, as a rule).
+            while k > self.degree && t < self.knots[k] {
+                k -= 1;
+            }
+            while k + 1 < self.n && self.knots[k + 1] <= t {
+                k += 1;
+            }
+            let c = &self.upoly[k];
+            let x = t - self.knots[k];
+            let ut = ((c[3] * x + c[2]) * x + c[1]) * x + c[0];
+            let dut = (3.0 * c[3] * x + 2.0 * c[2]) * x + c[1];
             let f = ut - u;
             if f == 0.0 {
                 break;
@@ -322,6 +374,68 @@ impl BSplineCurve {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parameter of `u` by bisection on the basis recursion alone (to
+    /// the last bit): the reference for the inversion on the span
+    /// polynomials.
+    fn parameter_by_bisection(c: &BSplineCurve, u: f64) -> f64 {
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if mid <= lo || mid >= hi {
+                break;
+            }
+            if c.at_parameter(mid).0 < u {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    }
+
+    #[test]
+    fn the_inversion_on_span_polynomials_agrees_with_bisection_to_1e_12() {
+        let curves = [
+            (
+                vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0],
+                vec![0.0, 5.0, 12.0, 30.0, 70.0, 95.0],
+            ),
+            (
+                vec![0.0, 2.5, 5.0, 7.5, 10.0],
+                vec![0.0, 12.0, 35.0, 65.0, 95.0],
+            ),
+            (
+                vec![0.0, 0.3, 0.5, 3.0, 9.7, 10.0, 14.0],
+                vec![0.0, 1.0, 2.0, 50.0, 60.0, 90.0, 95.0],
+            ),
+            (vec![-1.0, 1e-3, 2.0], vec![3.0, -1.0, 7.0]),
+        ];
+        for (u, y) in &curves {
+            for degree in 1..=3 {
+                let c = BSplineCurve::new(u, y, degree).unwrap();
+                let (u0, u1) = c.domain();
+                let scale = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                for i in 1..2000 {
+                    // Off the control abscissae, where a degree-1 curve has a kink.
+                    let x = u0 + (u1 - u0) * (i as f64 + 0.37) / 2000.0;
+                    let got = c.eval(x);
+                    let (_, want, du, dy) = c.at_parameter(parameter_by_bisection(&c, x));
+                    assert!(
+                        (got.value - want).abs() <= 1e-12 * scale,
+                        "degree {degree}, u = {x}: {} against {want}",
+                        got.value
+                    );
+                    let slope = dy / du;
+                    assert!(
+                        (got.slope - slope).abs() <= 1e-9 * slope.abs().max(scale / (u1 - u0)),
+                        "degree {degree}, u = {x}: slope {} against {slope}",
+                        got.slope
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_collinear_polygon_is_a_straight_line_at_every_degree() {
