@@ -1,7 +1,8 @@
 //! The part types a description may name: for each, its parameters (name,
 //! meaning, SI unit, default) and its constructor from the checked
 //! values. This is the one list of what a description can say; the
-//! documentation table and a schema are to be generated from it.
+//! documentation's tables ([`markdown`]) and the editors' JSON Schema
+//! ([`json_schema`]) are generated from it.
 
 use fmu_core::compose::Part;
 use hydraulics::{BulkModulus, CheckValve as CheckLaw, GasAccumulator, LogBase, Opening};
@@ -161,6 +162,149 @@ pub fn markdown() -> String {
         out += "\n";
     }
     out
+}
+
+/// A JSON Schema (draft-07) of description files, for editors that check
+/// and complete TOML against a schema (the file
+/// `components/circuits/circuit-file/circuit.schema.json`; a test keeps it
+/// equal to this). Every part type is one alternative of `parts.*`, with
+/// its parameters, their units in the descriptions and the required ones
+/// listed.
+pub fn json_schema() -> String {
+    use serde_json::{Map, Value, json};
+    let quantity = |description: String| {
+        json!({
+            "description": description,
+            "type": ["number", "string"],
+        })
+    };
+    let names = "^[A-Za-z][A-Za-z0-9_]*$";
+    let mut alternatives = Vec::new();
+    for t in part_types() {
+        let mut properties = Map::new();
+        properties.insert(
+            "type".into(),
+            json!({ "const": t.name, "description": t.description }),
+        );
+        let mut required = vec![Value::from("type")];
+        for p in t.parameters {
+            let need = match p.need {
+                Need::Required => {
+                    required.push(Value::from(p.name));
+                    "required".to_owned()
+                }
+                Need::Default(v) => format!("default {v} {}", p.unit),
+                Need::Optional => "optional".to_owned(),
+            };
+            properties.insert(
+                p.name.into(),
+                quantity(format!("{} ({}, {need})", p.description, p.unit)),
+            );
+        }
+        alternatives.push(json!({
+            "title": t.name,
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        }));
+    }
+    let time = |what: &str| quantity(format!("{what} (s, or a quantity such as \"1 ms\")"));
+    let schema = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "Circuit description file",
+        "description": "A hydraulic circuit from the parts library: its parts, the nodes joining their ports, the FMU's inputs, outputs and default experiment",
+        "type": "object",
+        "required": ["circuit", "parts", "nodes"],
+        "additionalProperties": false,
+        "properties": {
+            "circuit": {
+                "type": "object",
+                "required": ["name"],
+                "additionalProperties": false,
+                "properties": {
+                    "name": {
+                        "description": "The FMU's model identifier",
+                        "type": "string",
+                        "pattern": "^[A-Za-z_][A-Za-z0-9_]*$",
+                    },
+                    "description": { "type": "string" },
+                },
+            },
+            "experiment": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "start_time": time("Start time"),
+                    "stop_time": time("Stop time"),
+                    "step_size": time("Communication step"),
+                    "tolerance": quantity("Relative tolerance (1)".to_owned()),
+                },
+            },
+            "parts": {
+                "description": "The parts, by name: each with its type and parameters",
+                "type": "object",
+                "propertyNames": { "pattern": names },
+                "additionalProperties": { "oneOf": alternatives },
+            },
+            "nodes": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["ports"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "ports": {
+                            "description": "The ports the node joins, as part.port",
+                            "type": "array",
+                            "minItems": 2,
+                            "items": { "type": "string" },
+                        },
+                    },
+                },
+            },
+            "inputs": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "sets"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "name": { "type": "string", "pattern": names },
+                        "sets": {
+                            "description": "part.port (its across value), part.port.s|v|phi|w, or part.port.q|f|tau (a through value delivered there)",
+                            "type": "string",
+                        },
+                        "unit": { "type": "string" },
+                        "display_unit": { "type": "string" },
+                        "start": quantity("Start value (SI, or a quantity)".to_owned()),
+                        "description": { "type": "string" },
+                    },
+                },
+            },
+            "outputs": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "of"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "name": { "type": "string", "pattern": names },
+                        "of": {
+                            "description": "part.state, part.port, or part.port.p|s|v|phi|w|q|f|tau",
+                            "type": "string",
+                        },
+                        "unit": { "type": "string" },
+                        "display_unit": { "type": "string" },
+                        "description": { "type": "string" },
+                    },
+                },
+            },
+        },
+    });
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 macro_rules! with_fluid {
@@ -576,6 +720,33 @@ static PART_TYPES: [PartType; 17] = [
 mod tests {
     use super::*;
     use crate::units::parse_unit;
+
+    #[test]
+    fn the_schema_file_is_the_registry_s() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/circuit.schema.json");
+        let file = std::fs::read_to_string(path).unwrap_or_default();
+        let schema = json_schema();
+        assert!(
+            file == schema,
+            "{path} is out of date: write registry::json_schema() into it \
+             (cargo test -p circuit-file -- --ignored write_the_schema_file)"
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&schema).unwrap();
+        let alternatives = parsed["properties"]["parts"]["additionalProperties"]["oneOf"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert_eq!(alternatives, part_types().len());
+    }
+
+    /// Writes the schema file from the registry (run by hand after a
+    /// change to the part types).
+    #[test]
+    #[ignore]
+    fn write_the_schema_file() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/circuit.schema.json");
+        std::fs::write(path, json_schema()).unwrap();
+    }
 
     #[test]
     fn the_documentation_lists_every_part_type_as_the_registry_does() {
