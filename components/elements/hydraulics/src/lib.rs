@@ -33,7 +33,7 @@ pub mod spool;
 pub mod trained_volume;
 pub mod volume;
 
-mod validate;
+pub mod validate;
 
 pub use accumulator::{AccumulatorRate, GasAccumulator};
 pub use bspline::{BSplineCurve, CurvePoint};

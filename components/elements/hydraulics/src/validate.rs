@@ -1,9 +1,10 @@
-//! Parameter checks shared by the elements' constructors: each error names
-//! the parameter, its symbol, its value and its unit.
+//! Parameter checks shared by the elements' constructors (and the parts'
+//! built on them): each error names the parameter, its symbol, its value
+//! and its unit.
 
 /// A value as an error message shows it: plain for ordinary magnitudes,
 /// in exponent form for very small or very large ones.
-pub(crate) fn show(value: f64) -> String {
+pub fn show(value: f64) -> String {
     let a = value.abs();
     if value == 0.0 || (1e-3..1e6).contains(&a) || !value.is_finite() {
         format!("{value}")
@@ -12,7 +13,8 @@ pub(crate) fn show(value: f64) -> String {
     }
 }
 
-fn finite(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String> {
+/// `value` is finite.
+pub fn finite(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String> {
     if value.is_finite() {
         Ok(())
     } else {
@@ -24,7 +26,7 @@ fn finite(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String
 }
 
 /// `value > 0` and finite.
-pub(crate) fn positive(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String> {
+pub fn positive(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String> {
     finite(what, symbol, value, unit)?;
     if value > 0.0 {
         Ok(())
@@ -37,7 +39,7 @@ pub(crate) fn positive(what: &str, symbol: &str, value: f64, unit: &str) -> Resu
 }
 
 /// `value >= 0` and finite.
-pub(crate) fn non_negative(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String> {
+pub fn non_negative(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String> {
     finite(what, symbol, value, unit)?;
     if value >= 0.0 {
         Ok(())

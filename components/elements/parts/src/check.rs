@@ -1,55 +1,8 @@
-//! Parameter checks of the parts' constructors: each error names the
-//! parameter, its symbol, its value and its unit, in the words the element
-//! laws' own constructors use.
+//! Parameter checks of the parts' constructors: the element laws' own
+//! (`hydraulics::validate`), so a part's message reads like its element's:
+//! each error names the parameter, its symbol, its value and its unit.
 
-/// A value as an error message shows it: plain for ordinary magnitudes,
-/// in exponent form for very small or very large ones.
-pub(crate) fn show(value: f64) -> String {
-    let a = value.abs();
-    if value == 0.0 || (1e-3..1e6).contains(&a) || !value.is_finite() {
-        format!("{value}")
-    } else {
-        format!("{value:e}")
-    }
-}
-
-/// `value` is finite.
-pub(crate) fn finite(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String> {
-    if value.is_finite() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} {symbol} = {} {unit} must be a finite number",
-            show(value)
-        ))
-    }
-}
-
-/// `value > 0` and finite.
-pub(crate) fn positive(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String> {
-    finite(what, symbol, value, unit)?;
-    if value > 0.0 {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} {symbol} = {} {unit} must be positive",
-            show(value)
-        ))
-    }
-}
-
-/// `value >= 0` and finite.
-pub(crate) fn non_negative(what: &str, symbol: &str, value: f64, unit: &str) -> Result<(), String> {
-    finite(what, symbol, value, unit)?;
-    if value >= 0.0 {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} {symbol} = {} {unit} must not be negative",
-            show(value)
-        ))
-    }
-}
+pub(crate) use hydraulics::validate::{finite, non_negative, positive, show};
 
 #[cfg(test)]
 mod tests {
