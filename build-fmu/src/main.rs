@@ -23,6 +23,7 @@ use std::process::Command;
 use std::time::Instant;
 
 mod binary;
+mod described;
 mod icons;
 mod package;
 mod ssp;
@@ -42,6 +43,12 @@ struct Args {
     /// Build only these models (model identifiers, e.g. OrificeChain); all by default.
     #[arg(long = "model", value_name = "MODEL")]
     models: Vec<String>,
+    /// A circuit description file (TOML, see docs/circuit-files.md) to
+    /// package as an FMU on the precompiled engine (repeatable). With only
+    /// --circuit, only these are built; with neither --circuit nor --model,
+    /// every circuit crate and every example description are.
+    #[arg(long = "circuit", value_name = "FILE")]
+    circuits: Vec<PathBuf>,
     /// Build with the dev profile instead of release (faster to compile, much slower to run).
     #[arg(long)]
     debug: bool,
@@ -91,8 +98,32 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
+/// What `cargo metadata` says: the circuit crates, the engine crates, the
+/// target directory and the workspace's root.
+struct Workspace {
+    circuits: Vec<Circuit>,
+    engines: Vec<described::Engine>,
+    target_dir: PathBuf,
+    root: PathBuf,
+}
+
+/// The cdylib target's library name of a package.
+fn cdylib_name(pkg: &serde_json::Value, name: &str) -> Result<String> {
+    let lib = pkg["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| {
+            t["crate_types"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|c| c == "cdylib"))
+        })
+        .with_context(|| format!("package {name} declares an FMU but has no cdylib target"))?;
+    Ok(lib["name"].as_str().unwrap_or_default().replace('-', "_"))
+}
+
 /// Finds the circuit crates and the target directory with `cargo metadata`.
-fn discover() -> Result<(Vec<Circuit>, PathBuf)> {
+fn discover() -> Result<Workspace> {
     let out = Command::new(cargo())
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .output()
@@ -110,22 +141,27 @@ fn discover() -> Result<(Vec<Circuit>, PathBuf)> {
             .as_str()
             .context("no target_directory in cargo metadata")?,
     );
+    let root = PathBuf::from(
+        meta["workspace_root"]
+            .as_str()
+            .context("no workspace_root in cargo metadata")?,
+    );
     let mut circuits = Vec::new();
+    let mut engines = Vec::new();
     for pkg in meta["packages"].as_array().into_iter().flatten() {
+        let name = pkg["name"].as_str().unwrap_or_default().to_owned();
+        if let Some(capacity) = pkg["metadata"]["fluidfmu"]["engine-capacity"].as_u64() {
+            engines.push(described::Engine {
+                lib_name: cdylib_name(pkg, &name)?,
+                package: name,
+                capacity: usize::try_from(capacity)?,
+            });
+            continue;
+        }
         let Some(id) = pkg["metadata"]["fluidfmu"]["model-identifier"].as_str() else {
             continue;
         };
-        let name = pkg["name"].as_str().unwrap_or_default().to_owned();
-        let lib = pkg["targets"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|t| {
-                t["crate_types"]
-                    .as_array()
-                    .is_some_and(|k| k.iter().any(|c| c == "cdylib"))
-            })
-            .with_context(|| format!("package {name} declares an FMU but has no cdylib target"))?;
+        let lib_name = cdylib_name(pkg, &name)?;
         let crate_dir = Path::new(pkg["manifest_path"].as_str().unwrap_or_default())
             .parent()
             .map(Path::to_path_buf)
@@ -150,25 +186,45 @@ fn discover() -> Result<(Vec<Circuit>, PathBuf)> {
         }
         circuits.push(Circuit {
             package: name,
-            lib_name: lib["name"].as_str().unwrap_or_default().replace('-', "_"),
+            lib_name,
             model_identifier: id.to_owned(),
             resources,
         });
     }
     circuits.sort_by(|a, b| a.model_identifier.cmp(&b.model_identifier));
-    Ok((circuits, target_dir))
+    engines.sort_by_key(|e| e.capacity);
+    Ok(Workspace {
+        circuits,
+        engines,
+        target_dir,
+        root,
+    })
 }
 
 fn main() -> Result<()> {
     let args = Args::parse();
     let started = Instant::now();
-    let (mut circuits, target_dir) = discover()?;
+    let Workspace {
+        mut circuits,
+        engines,
+        target_dir,
+        root,
+    } = discover()?;
     if circuits.is_empty() {
         bail!("no circuit crates found (packages with [package.metadata.fluidfmu])");
     }
     if args.list {
         for c in &circuits {
             println!("{:<24} package {}", c.model_identifier, c.package);
+        }
+        for e in &engines {
+            println!(
+                "{:<24} package {} (engine, up to {} states)",
+                "-", e.package, e.capacity
+            );
+        }
+        for f in described::examples(&root)? {
+            println!("{:<24} example description {}", "-", f.display());
         }
         return Ok(());
     }
@@ -183,6 +239,54 @@ fn main() -> Result<()> {
             }
         }
         circuits.retain(|c| args.models.contains(&c.model_identifier));
+    } else if !args.circuits.is_empty() {
+        circuits.clear();
+    }
+    // The descriptions: the files named, or with neither --model nor
+    // --circuit every example; each read and checked before anything is
+    // built, so that a bad one costs no build.
+    let files = if args.circuits.is_empty() && args.models.is_empty() {
+        described::examples(&root)?
+    } else {
+        args.circuits.clone()
+    };
+    let mut descriptions = Vec::new();
+    let mut problems = Vec::new();
+    for f in &files {
+        match described::read(f) {
+            Ok(d) => descriptions.push(d),
+            Err(e) => problems.push(format!("{e:#}")),
+        }
+    }
+    if !problems.is_empty() {
+        bail!("{}", problems.join("\n"));
+    }
+    for (k, d) in descriptions.iter().enumerate() {
+        let clash = circuits
+            .iter()
+            .map(|c| c.model_identifier.as_str())
+            .chain(descriptions[..k].iter().map(|e| e.name.as_str()))
+            .any(|n| n == d.name);
+        if clash {
+            bail!(
+                "{}: the model identifier '{}' is taken already (by a circuit crate or another \
+                 description); rename it under [circuit]",
+                d.path.display(),
+                d.name
+            );
+        }
+    }
+    let mut used_engines: Vec<described::Engine> = Vec::new();
+    for d in &descriptions {
+        let e = described::engine_for(&engines, d)?;
+        if !used_engines.iter().any(|u| u.package == e.package) {
+            used_engines.push(e.clone());
+        }
+    }
+    // The build command (neither option) builds every engine, so that a
+    // later --circuit only packages.
+    if args.circuits.is_empty() && args.models.is_empty() {
+        used_engines = engines.clone();
     }
     let host = Platform::host()?;
     let platforms = choose_platforms(&args.platforms, host, args.no_install)?;
@@ -192,27 +296,30 @@ fn main() -> Result<()> {
     // them (a cdylib's file name has no hash) and neither build undoes the
     // other.
     let profile = if args.debug { "debug" } else { FMU_PROFILE };
-    if !args.skip_build {
+    let packages: Vec<&str> = (circuits.iter().map(|c| c.package.as_str()))
+        .chain(used_engines.iter().map(|e| e.package.as_str()))
+        .collect();
+    if !args.skip_build && !packages.is_empty() {
         println!(
-            "building {} circuit(s) ({profile}) for {}: {}",
+            "building {} circuit(s) and {} engine(s) ({profile}) for {}: {}",
             circuits.len(),
+            used_engines.len(),
             platforms
                 .iter()
                 .map(|p| p.name)
                 .collect::<Vec<_>>()
                 .join(", "),
-            circuits
-                .iter()
-                .map(|c| c.model_identifier.as_str())
+            (circuits.iter().map(|c| c.model_identifier.as_str()))
+                .chain(used_engines.iter().map(|e| e.package.as_str()))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
         // The host's library is always built: the model description and
         // documentation are read from it.
-        cargo_build(&circuits, args.debug, None)?;
+        cargo_build(&packages, args.debug, None)?;
         for p in platforms.iter().filter(|p| **p != host) {
             let t = Instant::now();
-            cargo_build(&circuits, args.debug, Some(*p))?;
+            cargo_build(&packages, args.debug, Some(*p))?;
             println!(
                 "built for {} ({}) in {:.0} s",
                 p.name,
@@ -221,46 +328,76 @@ fn main() -> Result<()> {
             );
         }
     }
-    let total = circuits.len() * 2;
+    let total = (circuits.len() + descriptions.len()) * 2;
     let mut done = 0;
     let mut failures = Vec::new();
+    let mut report = |name: &str, packaged: Result<Vec<package::Written>>| match packaged {
+        Ok(written) => {
+            for w in written {
+                done += 1;
+                let extra = match w.resources {
+                    0 => String::new(),
+                    n => format!(", {n} resource file(s)"),
+                };
+                println!(
+                    "[{done}/{total}] {:<20} {} -> {} ({:.0} kB, {} platform(s){extra})",
+                    name,
+                    w.version,
+                    w.path.display(),
+                    w.bytes as f64 / 1024.0,
+                    platforms.len()
+                );
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {name}: {e:#}");
+            failures.push(name.to_owned());
+        }
+    };
     for c in &circuits {
         let lib = target_dir
             .join(profile)
             .join(host.library_file(&c.lib_name));
-        let packaged = collect_binaries(c, &lib, &platforms, host, &target_dir, profile, &args)
-            .and_then(|binaries| {
-                package::package_circuit(
-                    &lib,
-                    &c.model_identifier,
-                    &binaries,
-                    &c.resources,
-                    &args.out,
-                )
-            });
-        match packaged {
-            Ok(written) => {
-                for w in written {
-                    done += 1;
-                    let extra = match w.resources {
-                        0 => String::new(),
-                        n => format!(", {n} resource file(s)"),
-                    };
-                    println!(
-                        "[{done}/{total}] {:<20} {} -> {} ({:.0} kB, {} platform(s){extra})",
-                        c.model_identifier,
-                        w.version,
-                        w.path.display(),
-                        w.bytes as f64 / 1024.0,
-                        platforms.len()
-                    );
-                }
-            }
-            Err(e) => {
-                eprintln!("error: {}: {e:#}", c.model_identifier);
-                failures.push(c.model_identifier.clone());
-            }
-        }
+        let packaged = collect_binaries(
+            &c.lib_name,
+            &lib,
+            &platforms,
+            host,
+            &target_dir,
+            profile,
+            &args,
+        )
+        .and_then(|binaries| {
+            package::package_circuit(
+                &lib,
+                &c.model_identifier,
+                &binaries,
+                &c.resources,
+                &args.out,
+            )
+        });
+        report(&c.model_identifier, packaged);
+    }
+    for d in &descriptions {
+        let e = described::engine_for(&engines, d)?;
+        let lib = target_dir
+            .join(profile)
+            .join(host.library_file(&e.lib_name));
+        let scratch = target_dir.join(profile).join("described");
+        let packaged = collect_binaries(
+            &e.lib_name,
+            &lib,
+            &platforms,
+            host,
+            &target_dir,
+            profile,
+            &args,
+        )
+        .and_then(|binaries| {
+            let copy = described::private_copy(&lib, &scratch, &d.name)?;
+            package::package_described(&copy, &d.name, &binaries, &d.text, &args.out)
+        });
+        report(&d.name, packaged);
     }
     if !failures.is_empty() {
         bail!(
@@ -332,9 +469,9 @@ fn choose_platforms(named: &[String], host: Platform, no_install: bool) -> Resul
     Ok(chosen)
 }
 
-/// `cargo build` of the circuits, for the host (`None`) or cross-built for
+/// `cargo build` of the packages (circuits, engines), for the host (`None`) or cross-built for
 /// a platform with its linker.
-fn cargo_build(circuits: &[Circuit], debug: bool, cross: Option<Platform>) -> Result<()> {
+fn cargo_build(packages: &[&str], debug: bool, cross: Option<Platform>) -> Result<()> {
     let mut cmd = Command::new(cargo());
     cmd.arg("build");
     if !debug {
@@ -350,8 +487,8 @@ fn cargo_build(circuits: &[Circuit], debug: bool, cross: Option<Platform>) -> Re
             cmd.env(var, p.cross_linker.0);
         }
     }
-    for c in circuits {
-        cmd.args(["-p", &c.package]);
+    for p in packages {
+        cmd.args(["-p", p]);
     }
     let status = cmd.status().context("running cargo build")?;
     if !status.success() {
@@ -368,7 +505,7 @@ fn cargo_build(circuits: &[Circuit], debug: bool, cross: Option<Platform>) -> Re
 /// Every chosen platform's binary of a circuit: read, stripped of debug
 /// info (unless `--keep-debug`) and checked against the host's exports.
 fn collect_binaries(
-    c: &Circuit,
+    lib_name: &str,
     host_lib: &Path,
     platforms: &[Platform],
     host: Platform,
@@ -388,7 +525,7 @@ fn collect_binaries(
             target_dir
                 .join(p.rust_target)
                 .join(profile)
-                .join(p.library_file(&c.lib_name))
+                .join(p.library_file(lib_name))
         };
         if !lib.exists() {
             bail!(

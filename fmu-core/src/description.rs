@@ -53,11 +53,11 @@ pub fn entries<M: Model<N>, const N: usize>() -> Vec<Entry> {
     e.extend((0..solver_rows().len()).map(Entry::Solver));
     e.extend((0..STATISTICS.len()).map(Entry::Statistic));
     e.extend(
-        (0..M::STATES)
+        (0..M::state_count())
             .filter(|&i| shown[i].is_none())
             .map(Entry::State),
     );
-    e.extend((0..M::STATES).map(Entry::Derivative));
+    e.extend((0..M::state_count()).map(Entry::Derivative));
     e.extend((0..M::event_indicators().len()).map(Entry::EventIndicator));
     e.push(Entry::Time);
     e
@@ -66,7 +66,7 @@ pub fn entries<M: Model<N>, const N: usize>() -> Vec<Entry> {
 /// For each continuous state, the table row of the output that shows it.
 fn shown_states<M: Table>() -> Vec<Option<usize>> {
     let rows = M::rows();
-    (0..M::STATES)
+    (0..M::state_count())
         .map(|i| {
             rows.iter().position(
                 |r| matches!(r.role, table::Role::Output { state: Some(s), .. } if s == i),
@@ -149,7 +149,7 @@ pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
     let rows = M::rows();
     let solver = solver_rows();
     let indicators = M::event_indicators();
-    let mut nominal = vec![1.0; M::STATES];
+    let mut nominal = vec![1.0; M::state_count()];
     M::state_nominal(&mut nominal);
     let state_vrs = state_value_references::<M, N>();
     let state_name = |i: usize| match entries.iter().position(|&e| e == Entry::State(i)) {
@@ -199,13 +199,17 @@ pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
             }
         })
         .collect();
-    let info = M::INFO;
+    let info = M::info();
     let version = env!("CARGO_PKG_VERSION");
+    let model_version = match M::revision() {
+        Some(r) => format!("{version}+{r}"),
+        None => version.to_owned(),
+    };
     ModelDescription {
         model_name: info.name.into(),
         model_identifier: info.name.into(),
         description: info.description.into(),
-        version: version.into(),
+        version: model_version,
         generation_tool: format!("fluidfmu {version}"),
         variables,
         log_categories: log_categories(),
@@ -230,7 +234,7 @@ pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
 pub fn state_value_references<M: Model<N>, const N: usize>() -> Vec<u32> {
     let entries = entries::<M, N>();
     let shown = shown_states::<M>();
-    (0..M::STATES)
+    (0..M::state_count())
         .map(|i| {
             let entry = shown[i].map_or(Entry::State(i), Entry::Row);
             vr_at(

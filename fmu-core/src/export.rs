@@ -44,16 +44,15 @@ impl Artifacts {
                     c(desc.to_terminals_xml()),
                 ],
             },
-            Err(e) => Artifacts {
-                texts: [
-                    c(String::new()),
-                    c(String::new()),
-                    c(String::new()),
-                    c(String::new()),
-                    c(e),
-                    c(String::new()),
-                ],
-            },
+            Err(e) => Artifacts::error(&e),
+        }
+    }
+
+    /// Artifacts that only say why there are none.
+    pub fn error(why: &str) -> Self {
+        let c = |s: &str| std::ffi::CString::new(s.replace('\0', " ")).unwrap_or_default();
+        Artifacts {
+            texts: [c(""), c(""), c(""), c(""), c(why), c("")],
         }
     }
 
@@ -90,6 +89,96 @@ macro_rules! export_fmu {
             })
         }
 
+        $crate::__export_fmi!($model);
+    };
+}
+
+/// A table read at run time from a description (see
+/// [`crate::Model::load_table`]): what [`export_read_fmu!`] needs to give
+/// the packaging tool the artifacts of one description.
+pub trait ReadTable: crate::Table {
+    /// Reads the table from the description's text, once per loaded
+    /// library: an error when the text is not a valid description, or when
+    /// this library already serves another one.
+    fn install(source: &str) -> Result<(), String>;
+    /// Whether a description is installed.
+    fn installed() -> bool;
+}
+
+/// Exports the FMI 2.0 and FMI 3.0 C API of a model whose table is read at
+/// run time ([`ReadTable`]), plus `fluidfmu_install(text)`, with which the
+/// packaging tool installs a description into a copy of the library
+/// before it asks for the artifacts (`fluidfmu_artifact` answers with an
+/// error text until then): `fmu_core::export_read_fmu!(Engine<16>);`
+#[macro_export]
+macro_rules! export_read_fmu {
+    ($model:ty) => {
+        /// Installs the description `text` (UTF-8, NUL-terminated): NULL
+        /// when it is installed, else the reason (valid until the next call).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn fluidfmu_install(
+            text: *const ::std::ffi::c_char,
+        ) -> *const ::std::ffi::c_char {
+            static ERROR: ::std::sync::Mutex<Option<::std::ffi::CString>> =
+                ::std::sync::Mutex::new(None);
+            $crate::ffi::guard(::std::ptr::null(), || {
+                let result = if text.is_null() {
+                    Err("no description text (NULL)".to_owned())
+                } else {
+                    // SAFETY: the caller passes a NUL-terminated string.
+                    match unsafe { ::std::ffi::CStr::from_ptr(text) }.to_str() {
+                        Ok(t) => <$model as $crate::export::ReadTable>::install(t),
+                        Err(_) => Err("the description is not UTF-8".to_owned()),
+                    }
+                };
+                let Err(e) = result else {
+                    return ::std::ptr::null();
+                };
+                let mut slot = ERROR.lock().unwrap_or_else(|p| p.into_inner());
+                let c = ::std::ffi::CString::new(e.replace('\0', " ")).unwrap_or_default();
+                slot.insert(c).as_ptr()
+            })
+        }
+
+        /// Build artifacts of the installed description (see
+        /// `fluidfmu_artifact` of [`export_fmu!`]); before one is
+        /// installed, every kind is empty and kind 4 says so.
+        #[unsafe(no_mangle)]
+        pub extern "C" fn fluidfmu_artifact(kind: i32) -> *const ::std::ffi::c_char {
+            static ARTIFACTS: ::std::sync::OnceLock<$crate::export::Artifacts> =
+                ::std::sync::OnceLock::new();
+            static NOT_YET: ::std::sync::OnceLock<$crate::export::Artifacts> =
+                ::std::sync::OnceLock::new();
+            $crate::ffi::guard(::std::ptr::null(), || {
+                if !<$model as $crate::export::ReadTable>::installed() {
+                    return NOT_YET
+                        .get_or_init(|| {
+                            $crate::export::Artifacts::error(
+                                "no description installed (call fluidfmu_install first)",
+                            )
+                        })
+                        .get(kind);
+                }
+                ARTIFACTS
+                    .get_or_init(|| {
+                        $crate::export::Artifacts::build::<
+                            $model,
+                            { <$model as $crate::table::Table>::STATES },
+                        >()
+                    })
+                    .get(kind)
+            })
+        }
+
+        $crate::__export_fmi!($model);
+    };
+}
+
+/// The FMI functions' table of [`export_fmu!`] and [`export_read_fmu!`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __export_fmi {
+    ($model:ty) => {
         $crate::__export_functions! { $model;
             // FMI 2.0 (Co-Simulation and Model Exchange)
             fmi2GetTypesPlatform() -> *const c_char = fmi2::get_types_platform();

@@ -816,7 +816,13 @@ pub unsafe fn get_number_of_continuous_states<M: Model<N>, const N: usize>(
     let f = "fmi3GetNumberOfContinuousStates";
     st(unsafe {
         with_instance::<M, N>(instance, V, f, |i| {
-            write_out(i, f, "nContinuousStates", nContinuousStates, N)
+            write_out(
+                i,
+                f,
+                "nContinuousStates",
+                nContinuousStates,
+                i.continuous_state_count(),
+            )
         })
     })
 }

@@ -10,7 +10,7 @@
 //! trained surrogate of one of its parts, chosen by a parameter in
 //! `configure`.
 
-use crate::context::Context;
+use crate::context::{Context, ResourceFolder};
 use crate::table::{self, Table};
 use nalgebra::{SMatrix, SVector};
 
@@ -157,6 +157,15 @@ impl Derived {
 /// table ([`Table`], from [`circuit!`](crate::circuit)) gives the typed
 /// inputs, outputs and parameters; the methods are the circuit's physics.
 pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
+    /// Reads the circuit's table where it is not compiled in: a circuit
+    /// described in a file the FMU carries in its resources reads it here.
+    /// fmu-core calls it first in every instantiation, before it asks the
+    /// table anything; an error refuses the instantiation with its message.
+    /// Nothing to read by default.
+    fn load_table(_resources: &ResourceFolder) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Builds the circuit from its parameters, deriving coefficients once
     /// and choosing how each part's rates are computed. An error message
     /// when the values are inconsistent (rules a range cannot say, like

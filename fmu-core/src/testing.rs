@@ -39,7 +39,7 @@ pub fn check_no_allocation_configured<M: Model<N>, const N: usize>(
         .filter(|(_, r)| r.role == Role::Input)
         .map(|(i, r)| (i as u32 + 1, r.start))
         .collect();
-    assert_eq!(inputs.len(), <M::Inputs as Record>::LEN);
+    assert_eq!(inputs.len(), <M::Inputs as Record>::len());
     let (input_vrs, input_values): (Vec<u32>, Vec<f64>) = inputs.into_iter().unzip();
     for (method, steps) in [(1.0, 200), (2.0, 10), (3.0, 10)] {
         let folder = match resources {
@@ -61,7 +61,7 @@ pub fn check_no_allocation_configured<M: Model<N>, const N: usize>(
         set(
             &mut inst,
             "explicit_step",
-            M::INFO.step_size / 20.0,
+            M::info().step_size / 20.0,
             ValueType::Real,
         );
         for &(name, value) in parameters {
@@ -69,15 +69,15 @@ pub fn check_no_allocation_configured<M: Model<N>, const N: usize>(
                 Some(model_description::VariableType::Integer { .. }) => ValueType::Integer,
                 Some(model_description::VariableType::Boolean { .. }) => ValueType::Boolean,
                 Some(_) => ValueType::Real,
-                None => panic!("{}: no parameter {name}", M::INFO.name),
+                None => panic!("{}: no parameter {name}", M::info().name),
             };
             set(&mut inst, name, value, kind);
         }
         // The default step, or a whole number of a sampled surrogate's
         // periods.
         let step = match inst.sample_period() {
-            Some(period) => (M::INFO.step_size / period).ceil().max(1.0) * period,
-            None => M::INFO.step_size,
+            Some(period) => (M::info().step_size / period).ceil().max(1.0) * period,
+            None => M::info().step_size,
         };
         assert_eq!(inst.setup_experiment(f, None, 0.0, None), Ok(()));
         assert_eq!(inst.enter_initialization_mode(f), Ok(()));
@@ -105,7 +105,7 @@ pub fn check_no_allocation_configured<M: Model<N>, const N: usize>(
             0,
             "{}: {during} heap allocations in {steps} doSteps with solver = {method} and \
              {parameters:?}",
-            M::INFO.name
+            M::info().name
         );
     }
     // The counter does count.
@@ -194,7 +194,7 @@ macro_rules! no_allocation_test {
 /// table cannot drift apart unnoticed. A row may list several variables
 /// (`` `d1`, `d2`, `d3` ``).
 pub fn check_documentation<M: crate::Table>() -> Result<(), String> {
-    let page = M::INFO.documentation;
+    let page = M::info().documentation;
     let table_rows: Vec<&str> = page
         .lines()
         .map(str::trim)
@@ -228,7 +228,7 @@ pub fn check_documentation<M: crate::Table>() -> Result<(), String> {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(format!("{}:\n{}", M::INFO.name, problems.join("\n")))
+        Err(format!("{}:\n{}", M::info().name, problems.join("\n")))
     }
 }
 
@@ -326,7 +326,7 @@ impl<M: Model<N>, const N: usize> TestMaster<M, N> {
             .inst
             .description()
             .variable_by_name(name)
-            .unwrap_or_else(|| panic!("{}: no variable '{name}'", M::INFO.name));
+            .unwrap_or_else(|| panic!("{}: no variable '{name}'", M::info().name));
         let kind = match var.kind {
             model_description::VariableType::Real { .. } => ValueType::Real,
             model_description::VariableType::Integer { .. } => ValueType::Integer,
@@ -432,7 +432,7 @@ pub fn odd_value_violations<M: Model<N>, const N: usize>(steps: usize) -> Vec<St
             _ => None,
         })
         .collect();
-    let h = M::INFO.step_size;
+    let h = M::info().step_size;
     let mut problems = Vec::new();
     for (name, min, max) in settable {
         let mut values = ODD_VALUES.to_vec();
@@ -652,7 +652,7 @@ pub fn jacobian_violations<M: Model<N>, const N: usize>(
         );
     }
     if let Some((n, _)) = load.iter().find(|(n, _)| !names.contains(n)) {
-        return vec![format!("'{n}' is not an input of {}", M::INFO.name)];
+        return vec![format!("'{n}' is not an input of {}", M::info().name)];
     }
     let u = M::Inputs::from_values(&values);
     let mut nominal = [1.0; N];
@@ -669,7 +669,7 @@ pub fn jacobian_violations<M: Model<N>, const N: usize>(
         return vec![format!("the run to sample states was refused: {why}")];
     }
     for _ in 0..steps {
-        if master.step(M::INFO.step_size).is_err() {
+        if master.step(M::info().step_size).is_err() {
             break;
         }
         states.push(master.instance().states());

@@ -156,9 +156,10 @@ impl ModelDescription {
                 if &v.name != expected {
                     problems.push(format!("{label}: a derivative must be named {expected:?}"));
                 }
-            } else if !is_identifier(&v.name) {
+            } else if !v.name.split('.').all(is_identifier) {
                 problems.push(format!(
-                    "{label}: the name is not a valid identifier ([A-Za-z_][A-Za-z0-9_]*)"
+                    "{label}: the name is not a valid identifier ([A-Za-z_][A-Za-z0-9_]*, \
+                     or such identifiers joined by '.')"
                 ));
             }
             self.check_derivative(v, &label, problems);

@@ -154,7 +154,13 @@ pub(crate) fn common_root_attrs(md: &ModelDescription, attrs: &mut Attrs) {
     if !md.generation_tool.is_empty() {
         attrs.push(("generationTool", md.generation_tool.clone()));
     }
-    attrs.push(("variableNamingConvention", "flat".to_owned()));
+    // Names of parts' variables (`line.p`, a described circuit's) follow
+    // the structured convention; every other FMU's names are flat.
+    let structured = md.variables.iter().any(|v| v.name.contains('.'));
+    attrs.push((
+        "variableNamingConvention",
+        if structured { "structured" } else { "flat" }.to_owned(),
+    ));
 }
 
 /// `<UnitDefinitions>` with the units the variables use (sorted by name),

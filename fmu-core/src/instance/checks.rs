@@ -59,7 +59,7 @@ pub(super) fn non_finite_state<M: Model<NX>, const NX: usize>(
 
 /// The first non-finite output in `out`, described.
 pub(super) fn non_finite_output<M: Model<NX>, const NX: usize>(out: &M::Outputs) -> Option<String> {
-    let k = (0..<M::Outputs as OutputRecord>::LEN).find(|&k| !out.get(k).is_finite())?;
+    let k = (0..<M::Outputs as OutputRecord>::len()).find(|&k| !out.get(k).is_finite())?;
     let mut rows = Vec::new();
     <M::Outputs as OutputRecord>::rows(&mut rows);
     let name = rows.get(k).map_or("?", |r| r.name);

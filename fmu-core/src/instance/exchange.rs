@@ -12,7 +12,6 @@ use super::{Instance, Interface, Op, Phase};
 use crate::model::Model;
 use crate::status::{FmiResult, Status};
 use crate::table::Number;
-use nalgebra::SVector;
 
 /// What `newDiscreteStates` / `updateDiscreteStates` report: the circuits
 /// have no discrete states and no time events, so every flag is false.
@@ -57,14 +56,17 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     }
 
     /// Checks that an array the master passes has one entry per state.
+    /// (The first [`crate::Table::state_count`] of the `NX` the state vector
+    /// holds: all of them, unless the table was read at run time.)
     fn check_state_count(&self, function: &str, what: &str, n: usize) -> FmiResult {
-        if n == NX {
+        let states = self.layout.states;
+        if n == states {
             Ok(())
         } else {
             self.fail(
                 Status::Error,
                 function,
-                &format!("{what} = {n}, but the model has {NX} continuous states"),
+                &format!("{what} = {n}, but the model has {states} continuous states"),
             )
         }
     }
@@ -103,7 +105,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 ),
             );
         }
-        self.x = SVector::from_column_slice(x);
+        self.x.as_mut_slice()[..x.len()].copy_from_slice(x);
         self.outputs = None;
         Ok(())
     }
@@ -137,7 +139,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 ),
             );
         }
-        out.copy_from_slice(dx.as_slice());
+        out.copy_from_slice(&dx.as_slice()[..out.len()]);
         Ok(())
     }
 
@@ -145,7 +147,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     pub fn get_continuous_states(&self, function: &str, out: &mut [f64]) -> FmiResult {
         self.check_exchange(function, Op::GetContinuous)?;
         self.check_state_count(function, "nx", out.len())?;
-        out.copy_from_slice(self.x.as_slice());
+        out.copy_from_slice(&self.x.as_slice()[..out.len()]);
         Ok(())
     }
 
@@ -158,7 +160,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             return self.check_phase(function, Op::GetContinuous);
         }
         self.check_state_count(function, "nx", out.len())?;
-        out.copy_from_slice(self.model.nominal().as_slice());
+        out.copy_from_slice(&self.model.nominal().as_slice()[..out.len()]);
         Ok(())
     }
 
@@ -199,6 +201,12 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     /// The number of event indicators.
     pub fn event_indicator_count(&self) -> usize {
         self.layout.events
+    }
+
+    /// The number of continuous states the FMU shows (see
+    /// [`crate::Table::state_count`]).
+    pub fn continuous_state_count(&self) -> usize {
+        self.layout.states
     }
 
     /// enterEventMode.

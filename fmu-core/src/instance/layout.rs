@@ -96,8 +96,8 @@ impl Layout {
     /// The layout of model `M`.
     pub(super) fn of<M: Model<NX>, const NX: usize>() -> Self {
         let model_rows = M::rows().len();
-        let inputs = <M::Inputs as Record>::LEN;
-        let outputs = <M::Outputs as OutputRecord>::LEN;
+        let inputs = <M::Inputs as Record>::len();
+        let outputs = <M::Outputs as OutputRecord>::len();
         let slots = entries::<M, NX>()
             .into_iter()
             .map(|e| match e {
@@ -116,13 +116,13 @@ impl Layout {
             inputs,
             outputs,
             model_rows,
-            solver_rows: <SolverParams as Record>::LEN,
+            solver_rows: <SolverParams as Record>::len(),
             rtol: model_rows
                 + solver_rows()
                     .iter()
                     .position(|r| r.name == "rtol")
                     .unwrap_or(0),
-            states: M::STATES,
+            states: M::state_count(),
             events: M::event_indicators().len(),
             slots,
         }

@@ -97,6 +97,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         sink: Sink,
         logging_on: bool,
     ) -> Result<Box<Self>, CreateError> {
+        M::load_table(&resources).map_err(CreateError::Configuration)?;
         let desc = checked_description::<M, NX>().map_err(CreateError::InvalidModel)?;
         let expected = desc.instantiation_token();
         if token != expected {
@@ -151,7 +152,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             Category::Events,
             &format!(
                 "instantiated {} ({:?}) with {} states; {where_resources}",
-                inst.desc.model_name, version, NX
+                inst.desc.model_name, version, inst.layout.states
             ),
         );
         Ok(Box::new(inst))

@@ -70,6 +70,7 @@
 //! [`read`] reports every problem it can find, each as a [`Diagnostic`]
 //! with the file, line and column and what to do.
 
+pub mod engine;
 pub mod registry;
 pub mod units;
 
@@ -205,7 +206,7 @@ pub struct OutputSpec {
 }
 
 /// A circuit read from a description.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Circuit {
     /// The model identifier.
     pub name: String,

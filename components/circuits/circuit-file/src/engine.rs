@@ -1,0 +1,483 @@
+//! The engine: one precompiled FMU binary that runs any described circuit.
+//!
+//! `build-fmu --circuit my_circuit.toml` puts a copy of an engine library
+//! (one per state capacity `N`, the smallest that holds the circuit) into
+//! the FMU with the description itself in `resources/circuit.toml` and its
+//! SHA-256 in `resources/circuit.sha256`. At instantiation the engine reads
+//! the description from the resources ([`Engine::load_table`]), refuses it
+//! when it was edited after the build (its digest differs), and builds the
+//! circuit with the same reader and composition as any other use of a
+//! description ([`crate::read`], [`fmu_core::compose::Assembly`]): no
+//! second composition, no Rust crate per circuit.
+//!
+//! The table (inputs, outputs, states, event indicators, name and default
+//! experiment) is read once per loaded library and kept for the library's
+//! life: a library file serves one description (each FMU carries its own
+//! copy of the binary under its own model identifier). The description's
+//! digest is part of the model's version, so the instantiation token
+//! changes with every edit of the description, also one that keeps the
+//! variables as they were.
+
+use crate::{Circuit, OutputSource};
+use fmu_core::context::ResourceFolder;
+use fmu_core::export::ReadTable;
+use fmu_core::table::{ModelInfo, OutputRecord, Record, Row, Table};
+use fmu_core::{Clamp, Context, Derived, EventIndicator, Model};
+use nalgebra::{SMatrix, SVector};
+use sha2::{Digest, Sha256};
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+/// Most FMU inputs a described circuit may have.
+pub const MAX_INPUTS: usize = 32;
+/// Most FMU outputs a described circuit may have.
+pub const MAX_OUTPUTS: usize = 128;
+/// The resource file holding the description.
+pub const DESCRIPTION_FILE: &str = "circuit.toml";
+/// The resource file holding the description's SHA-256 (hex) at the build.
+pub const DIGEST_FILE: &str = "circuit.sha256";
+/// The state capacities the engine libraries are built for (one
+/// `circuit-engine-<N>` crate each): `build-fmu` takes the smallest that
+/// holds a circuit's states.
+pub const CAPACITIES: [usize; 4] = [8, 16, 32, 64];
+
+/// The SHA-256 of a description's text, in hex.
+pub fn digest(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What a library knows of the description it serves: the text and the
+/// table read from it (texts leaked once per library, as the table's rows
+/// are `'static`).
+#[derive(Debug)]
+struct Loaded {
+    text: String,
+    digest: String,
+    info: ModelInfo,
+    rows: Vec<Row>,
+    inputs: usize,
+    outputs: usize,
+    state_names: Vec<&'static str>,
+    nominal: Vec<f64>,
+    indicators: Vec<EventIndicator>,
+}
+
+/// The description a library serves; one per loaded library, per state
+/// capacity (each capacity is its own library).
+fn loaded<const N: usize>() -> &'static OnceLock<Loaded> {
+    static SLOTS: [OnceLock<Loaded>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
+    let k = CAPACITIES.iter().position(|&c| c == N).unwrap_or(0);
+    &SLOTS[k]
+}
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+/// The description as written, or what the variable does when none is.
+fn described(written: &str, otherwise: String) -> &str {
+    if written.trim().is_empty() {
+        Box::leak(otherwise.into_boxed_str())
+    } else {
+        written
+    }
+}
+
+/// The FMU unit of an SI unit as the reader writes it (`N m` -> `N.m`).
+fn fmi_unit(si: &str) -> String {
+    si.replace(' ', ".")
+}
+
+impl Loaded {
+    /// Reads the description and builds the table, for a library of
+    /// capacity `capacity` states.
+    fn read(text: &str, capacity: usize) -> Result<Loaded, String> {
+        let circuit = crate::read(text, DESCRIPTION_FILE).map_err(|diagnostics| {
+            diagnostics
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+        let states = circuit.assembly.state_count();
+        if states > capacity {
+            return Err(format!(
+                "the circuit has {states} states; this engine holds at most {capacity} \
+                 (build-fmu picks the engine that holds the circuit)"
+            ));
+        }
+        if circuit.inputs.len() > MAX_INPUTS || circuit.outputs.len() > MAX_OUTPUTS {
+            return Err(format!(
+                "the circuit has {} inputs and {} outputs; the engine takes at most \
+                 {MAX_INPUTS} inputs and {MAX_OUTPUTS} outputs",
+                circuit.inputs.len(),
+                circuit.outputs.len()
+            ));
+        }
+        let input_names: Vec<&'static str> = circuit.inputs.iter().map(|i| leak(&i.name)).collect();
+        let mut rows = Vec::new();
+        for (spec, &name) in circuit.inputs.iter().zip(&input_names) {
+            let what = match &spec.target {
+                crate::InputTarget::Across { port, variable } => format!("Sets {port}.{variable}"),
+                crate::InputTarget::Through { port } => format!("Delivers into {port}"),
+            };
+            let mut row = Row::real(name, leak(described(&spec.description, what)))
+                .input()
+                .unit(leak(&fmi_unit(&spec.unit)))
+                .start(spec.start);
+            if let Some(d) = &spec.display_unit {
+                row = row.display(leak(&d.name));
+            }
+            rows.push(row);
+        }
+        // An output of a state shows it (Model Exchange names its
+        // derivative after it); any other may depend on every input.
+        let all_inputs: &'static [&'static str] = Box::leak(input_names.into_boxed_slice());
+        for spec in &circuit.outputs {
+            let (state, depends) = match spec.source {
+                OutputSource::State(i) => (Some(i), &[][..]),
+                _ => (None, all_inputs),
+            };
+            let what = format!("Value of {}", spec.of);
+            let mut row = Row::real(leak(&spec.name), leak(described(&spec.description, what)))
+                .output(state, depends)
+                .unit(leak(&fmi_unit(&spec.unit)));
+            if let Some(d) = &spec.display_unit {
+                row = row.display(leak(&d.name));
+            }
+            rows.push(row);
+        }
+        let indicators = circuit
+            .assembly
+            .event_indicators()
+            .into_iter()
+            .map(|(part, e)| EventIndicator {
+                name: leak(&format!("{part}_{}", e.name)),
+                description: leak(&format!("{part}: {}", e.description)),
+                offset: e.offset,
+            })
+            .collect();
+        let experiment = circuit.experiment;
+        let name = leak(&circuit.name);
+        Ok(Loaded {
+            text: text.to_owned(),
+            digest: digest(text),
+            info: ModelInfo {
+                name,
+                description: leak(&circuit.description),
+                documentation: leak(&documentation(&circuit, text)),
+                stop_time: experiment.stop_time.unwrap_or(1.0),
+                step_size: experiment.step_size.unwrap_or(1e-3),
+            },
+            rows,
+            inputs: circuit.inputs.len(),
+            outputs: circuit.outputs.len(),
+            state_names: (circuit.assembly.state_names().iter())
+                .map(|s| leak(s))
+                .collect(),
+            nominal: circuit.assembly.nominal().to_vec(),
+            indicators,
+        })
+    }
+}
+
+/// The FMU's documentation page: the circuit's description, its parts,
+/// connections, inputs and outputs, and the description file.
+fn documentation(circuit: &Circuit, text: &str) -> String {
+    let mut page = format!(
+        "# {}\n\n{}\n\nThis FMU was built from a circuit description file by fluidfmu's \
+         engine: the file below, read at instantiation from `resources/{DESCRIPTION_FILE}` \
+         (an edited copy is refused).\n\n## Parts\n\n| part | type |\n|---|---|\n",
+        circuit.name, circuit.description
+    );
+    for (name, kind, _) in &circuit.parts {
+        page.push_str(&format!("| {name} | {} |\n", kind.name));
+    }
+    page.push_str("\n## Connections\n\n");
+    for (domain, members) in circuit.assembly.nodes() {
+        page.push_str(&format!("- {domain:?}: {}\n", members.join(", ")));
+    }
+    page.push_str("\n## Inputs\n\n| name | unit | start | description |\n|---|---|---|---|\n");
+    for i in &circuit.inputs {
+        page.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            i.name, i.unit, i.start, i.description
+        ));
+    }
+    page.push_str("\n## Outputs\n\n| name | of | unit | description |\n|---|---|---|---|\n");
+    for o in &circuit.outputs {
+        page.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            o.name, o.of, o.unit, o.description
+        ));
+    }
+    page.push_str("\n## The description\n\n```toml\n");
+    page.push_str(text);
+    page.push_str("\n```\n");
+    page
+}
+
+/// A described circuit as an FMU model with room for `N` states (see the
+/// module's documentation).
+#[derive(Debug, Clone)]
+pub struct Engine<const N: usize> {
+    circuit: Circuit,
+    clamps: Vec<Clamp>,
+    inputs: usize,
+}
+
+impl<const N: usize> Engine<N> {
+    fn table() -> Option<&'static Loaded> {
+        loaded::<N>().get()
+    }
+}
+
+/// The engine's inputs: as many as the description declares, in its
+/// order (a fixed array, so that setting inputs never allocates).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineInputs<const N: usize> {
+    values: [f64; MAX_INPUTS],
+    capacity: PhantomData<[(); N]>,
+}
+
+/// The engine's outputs, in the description's order.
+#[derive(Debug, Clone)]
+pub struct EngineOutputs<const N: usize> {
+    values: [f64; MAX_OUTPUTS],
+    capacity: PhantomData<[(); N]>,
+}
+
+impl<const N: usize> Default for EngineOutputs<N> {
+    fn default() -> Self {
+        EngineOutputs {
+            values: [0.0; MAX_OUTPUTS],
+            capacity: PhantomData,
+        }
+    }
+}
+
+/// The engine's parameters: none yet (a part's parameters are the
+/// description's values).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineParams;
+
+impl<const N: usize> Record for EngineInputs<N> {
+    fn len() -> usize {
+        Engine::<N>::table().map_or(0, |t| t.inputs)
+    }
+
+    fn rows(out: &mut Vec<Row>) {
+        if let Some(t) = Engine::<N>::table() {
+            out.extend_from_slice(&t.rows[..t.inputs]);
+        }
+    }
+
+    fn from_values(values: &[f64]) -> Self {
+        let mut v = [0.0; MAX_INPUTS];
+        let n = values.len().min(MAX_INPUTS);
+        v[..n].copy_from_slice(&values[..n]);
+        EngineInputs {
+            values: v,
+            capacity: PhantomData,
+        }
+    }
+}
+
+impl<const N: usize> OutputRecord for EngineOutputs<N> {
+    fn len() -> usize {
+        Engine::<N>::table().map_or(0, |t| t.outputs)
+    }
+
+    fn rows(out: &mut Vec<Row>) {
+        if let Some(t) = Engine::<N>::table() {
+            out.extend_from_slice(&t.rows[t.inputs..]);
+        }
+    }
+
+    fn get(&self, index: usize) -> f64 {
+        self.values.get(index).copied().unwrap_or(f64::NAN)
+    }
+
+    fn fill_states(&mut self, _x: &[f64]) {
+        // The engine's `outputs` fills every output, states included.
+    }
+}
+
+impl Record for EngineParams {
+    fn len() -> usize {
+        0
+    }
+
+    fn rows(_out: &mut Vec<Row>) {}
+
+    fn from_values(_values: &[f64]) -> Self {
+        EngineParams
+    }
+}
+
+impl<const N: usize> Table for Engine<N> {
+    const STATES: usize = N;
+    type Inputs = EngineInputs<N>;
+    type Outputs = EngineOutputs<N>;
+    type Params = EngineParams;
+
+    fn info() -> ModelInfo {
+        Self::table().map_or(
+            ModelInfo {
+                name: "CircuitEngine",
+                description: "No circuit description installed",
+                documentation: "",
+                stop_time: 1.0,
+                step_size: 1e-3,
+            },
+            |t| t.info,
+        )
+    }
+
+    fn state_count() -> usize {
+        Self::table().map_or(0, |t| t.nominal.len())
+    }
+
+    fn revision() -> Option<String> {
+        Self::table().map(|t| format!("circuit.{}", &t.digest[..16]))
+    }
+
+    fn state_names() -> Vec<&'static str> {
+        Self::table().map_or_else(Vec::new, |t| t.state_names.clone())
+    }
+
+    fn state_nominal(out: &mut [f64]) {
+        out.fill(1.0);
+        if let Some(t) = Self::table() {
+            let n = t.nominal.len().min(out.len());
+            out[..n].copy_from_slice(&t.nominal[..n]);
+        }
+    }
+}
+
+impl<const N: usize> ReadTable for Engine<N> {
+    fn install(source: &str) -> Result<(), String> {
+        let slot = loaded::<N>();
+        if let Some(t) = slot.get() {
+            return if t.text == source {
+                Ok(())
+            } else {
+                Err(format!(
+                    "this copy of the engine already serves the circuit '{}'; a library file \
+                     serves one description",
+                    t.info.name
+                ))
+            };
+        }
+        let table = Loaded::read(source, N)?;
+        // A concurrent install of the same text is as good as ours.
+        let t = slot.get_or_init(|| table);
+        if t.text == source {
+            Ok(())
+        } else {
+            Err("another description was installed at the same time".into())
+        }
+    }
+
+    fn installed() -> bool {
+        Self::table().is_some()
+    }
+}
+
+impl<const N: usize> Model<N> for Engine<N> {
+    fn load_table(resources: &ResourceFolder) -> Result<(), String> {
+        let context = Context::new(resources);
+        let bytes = context.read_resource(DESCRIPTION_FILE)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("resources/{DESCRIPTION_FILE} is not UTF-8 text"))?;
+        let built = context.read_resource(DIGEST_FILE)?;
+        let built = String::from_utf8_lossy(&built).trim().to_owned();
+        let now = digest(&text);
+        if now != built {
+            return Err(format!(
+                "resources/{DESCRIPTION_FILE} was changed after the FMU was built (its SHA-256 \
+                 is {now}, the build's was {built}); the FMU refuses to run a description it \
+                 was not built from: rebuild it with `cargo run --release -p build-fmu -- \
+                 --circuit <your file>`"
+            ));
+        }
+        Self::install(&text)
+    }
+
+    fn configure(_params: &EngineParams, _context: &Context) -> Result<Self, String> {
+        let t = Self::table().ok_or("no circuit description is installed")?;
+        let circuit = crate::read(&t.text, DESCRIPTION_FILE).map_err(|d| {
+            d.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+        Ok(Engine {
+            clamps: circuit.assembly.clamps(),
+            inputs: circuit.inputs.len(),
+            circuit,
+        })
+    }
+
+    fn derived(&self) -> Vec<Derived> {
+        self.circuit.assembly.derived()
+    }
+
+    fn initial_state(&self, u: &EngineInputs<N>) -> SVector<f64, N> {
+        self.circuit.assembly.initial(&u.values[..self.inputs])
+    }
+
+    fn rates(&self, u: &EngineInputs<N>, x: &SVector<f64, N>) -> SVector<f64, N> {
+        self.circuit.assembly.rates(&u.values[..self.inputs], x)
+    }
+
+    fn rates_and_jacobian(
+        &self,
+        u: &EngineInputs<N>,
+        x: &SVector<f64, N>,
+        j: &mut SMatrix<f64, N, N>,
+    ) -> (SVector<f64, N>, bool) {
+        self.circuit
+            .assembly
+            .rates_and_jacobian(&u.values[..self.inputs], x, j)
+    }
+
+    fn outputs(&self, u: &EngineInputs<N>, x: &SVector<f64, N>, out: &mut EngineOutputs<N>) {
+        let n = self.circuit.outputs.len();
+        self.circuit
+            .output_values(&u.values[..self.inputs], x.as_slice(), &mut out.values[..n]);
+    }
+
+    fn nominal(&self) -> SVector<f64, N> {
+        let mut v = SVector::<f64, N>::repeat(1.0);
+        let nominal = self.circuit.assembly.nominal();
+        v.as_mut_slice()[..nominal.len()].copy_from_slice(nominal);
+        v
+    }
+
+    fn active_states(&self) -> usize {
+        self.circuit.assembly.state_count()
+    }
+
+    fn clamps(&self) -> &[Clamp] {
+        &self.clamps
+    }
+
+    fn event_indicators() -> Vec<EventIndicator> {
+        Self::table().map_or_else(Vec::new, |t| t.indicators.clone())
+    }
+
+    fn event_indicator_values(&self, u: &EngineInputs<N>, x: &SVector<f64, N>, z: &mut [f64]) {
+        self.circuit
+            .assembly
+            .event_indicator_values(&u.values[..self.inputs], x.as_slice(), z);
+    }
+}
