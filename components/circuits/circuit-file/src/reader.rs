@@ -1135,7 +1135,13 @@ impl<'a> Reader<'a> {
                     port: at.port,
                     variable: v,
                 },
-                across_unit(port_spec(parts, at)?.domain, v),
+                match port_spec(parts, at)?.domain {
+                    Domain::Signal => crate::registry::signal_unit(
+                        parts[at.part].kind.map_or("", |kind| kind.name),
+                        port_spec(parts, at)?.name,
+                    ),
+                    domain => across_unit(domain, v),
+                },
             ),
             Resolved::Through(at) => (
                 OutputSource::Through {
