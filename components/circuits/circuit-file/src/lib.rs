@@ -65,6 +65,11 @@
 //!   (`"line.p"`), a port's across value (`"relief.P"` or `"relief.P.p"`,
 //!   `"m.rod.v"`) or a port's through value (`"relief.P.q"`, positive into
 //!   the part). Optional: `unit`, `display_unit`, `description`.
+//! * A signal (a spool's command or travel, a mass's friction force) is in
+//!   volts unless its part type says otherwise
+//!   ([`registry::signal_unit`]); an input or output on a signal may
+//!   name any SI `unit` (`"1"` for a command as a fraction of full
+//!   travel, `"m"` for a spool's travel).
 //! * Names of parts, inputs and outputs are unique together.
 //!
 //! [`read`] reports every problem it can find, each as a [`Diagnostic`]

@@ -1059,9 +1059,9 @@ impl<'a> Reader<'a> {
         let port_full = port_name(parts, at);
         let (dim, si, target) = match variable {
             Some(v) => {
-                let si = across_unit(port.domain, v);
+                let si = signal_si(t, across_unit(port.domain, v));
                 (
-                    dimension_of(si),
+                    dimension_of(&si),
                     si,
                     InputTarget::Across {
                         port: port_full,
@@ -1070,15 +1070,15 @@ impl<'a> Reader<'a> {
                 )
             }
             None => {
-                let si = port.domain.through().map_or("1", |t| t.1);
+                let si = port.domain.through().map_or("1", |t| t.1).to_owned();
                 (
-                    dimension_of(si),
+                    dimension_of(&si),
                     si,
                     InputTarget::Through { port: port_full },
                 )
             }
         };
-        let display = self.units(t, &name, dim, si);
+        let display = self.units(t, &name, dim, &si);
         let start = match t.iter().find(|(k, _)| k.get_ref() == "start") {
             Some((_, v)) => self.quantity(v, &format!("start of input '{name}'"), dim),
             None => Some(0.0),
@@ -1087,7 +1087,7 @@ impl<'a> Reader<'a> {
             spec: InputSpec {
                 name,
                 target,
-                unit: si.to_owned(),
+                unit: si,
                 display_unit: display?,
                 start: start?,
                 description,
@@ -1135,7 +1135,13 @@ impl<'a> Reader<'a> {
                     port: at.port,
                     variable: v,
                 },
-                across_unit(port_spec(parts, at)?.domain, v),
+                match port_spec(parts, at)?.domain {
+                    Domain::Signal => crate::registry::signal_unit(
+                        parts[at.part].kind.map_or("", |kind| kind.name),
+                        port_spec(parts, at)?.name,
+                    ),
+                    domain => across_unit(domain, v),
+                },
             ),
             Resolved::Through(at) => (
                 OutputSource::Through {
@@ -1145,12 +1151,13 @@ impl<'a> Reader<'a> {
                 port_spec(parts, at)?.domain.through().map_or("1", |t| t.1),
             ),
         };
-        let display = self.units(t, &name, dimension_of(si), si)?;
+        let si = signal_si(t, si);
+        let display = self.units(t, &name, dimension_of(&si), &si)?;
         Some(OutputSpec {
             name,
             of: full,
             source,
-            unit: si.to_owned(),
+            unit: si,
             display_unit: display,
             description: self.description(t),
         })
@@ -1430,6 +1437,21 @@ fn across_unit(domain: Domain, v: usize) -> &'static str {
     match domain {
         Domain::Signal => "V",
         d => d.across_units().get(v).copied().unwrap_or("1"),
+    }
+}
+
+/// The SI unit an input or output entry `t` of a signal (whose unit
+/// is otherwise `si` = "V") declares: a signal carries whatever its parts
+/// make of it (a command as a fraction of full travel, a spool's travel in
+/// m), so an entry on one may name any SI unit. `si` otherwise.
+fn signal_si(t: &DeTable<'_>, si: &'static str) -> String {
+    let declared = entries(t)
+        .into_iter()
+        .find(|(k, _)| k.get_ref().as_ref() == "unit")
+        .and_then(|(_, v)| v.get_ref().as_str().map(str::to_owned));
+    match declared {
+        Some(unit) if si == "V" && parse_unit(&unit).is_ok_and(|u| u.factor == 1.0) => unit,
+        _ => si.to_owned(),
     }
 }
 

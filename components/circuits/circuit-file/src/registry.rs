@@ -128,6 +128,16 @@ pub fn part_type(name: &str) -> Option<&'static PartType> {
     PART_TYPES.iter().find(|t| t.name == name)
 }
 
+/// The SI unit of the signal port `port` of part type `type_name`: the
+/// library's signals are valve commands in volts, but for the friction
+/// forces the masses report on their optional signal ports.
+pub fn signal_unit(type_name: &str, port: &str) -> &'static str {
+    match (type_name, port) {
+        ("LuGreMass", "F_mu") | ("Mass", "F_f") => "N",
+        _ => "V",
+    }
+}
+
 /// Every part type, in the documentation's order.
 pub fn part_types() -> &'static [PartType] {
     &PART_TYPES
@@ -356,7 +366,7 @@ const MACHINE: [Parameter; 5] = [
     ),
 ];
 
-static PART_TYPES: [PartType; 17] = [
+static PART_TYPES: [PartType; 19] = [
     PartType {
         name: "Tank",
         description: "A reservoir at a fixed pressure; port T",
@@ -501,6 +511,48 @@ static PART_TYPES: [PartType; 17] = [
                 v.get("p_band"),
                 check,
             ))
+        },
+    },
+    PartType {
+        name: "PressureCompensator",
+        description: "A pressure compensator: a throttle from P to A whose coefficient K holds A a margin C5 above the higher of the pilot pressures LA, LB (shuttle valve); state K",
+        parameters: &[
+            required(
+                "C1",
+                "Pa s sqrt(Pa)/m3",
+                "Constant C1 of the throttle dynamics",
+            ),
+            required("C2", "1", "Constant C2, per bar of the drop P to A"),
+            required(
+                "C3",
+                "Pa s sqrt(Pa)/m3",
+                "Constant C3 (time scale) of the throttle dynamics",
+            ),
+            required("C5", "Pa", "Pressure margin held above the load pressure"),
+            required(
+                "K_max",
+                "m3/(s sqrt(Pa))",
+                "Largest throttle coefficient (fully open)",
+            ),
+            default(
+                "K0",
+                "m3/(s sqrt(Pa))",
+                0.0,
+                "Throttle coefficient at the start",
+            ),
+            default("p_tr", "Pa", P_TR, "Transition pressure of the orifice law"),
+        ],
+        states: &[("K", "m3/(s sqrt(Pa))")],
+        build: |v| {
+            let law = hydraulics::PressureCompensator {
+                c1: v.get("C1"),
+                c2: v.get("C2"),
+                c3: v.get("C3"),
+                c5: v.get("C5"),
+                k_max: v.get("K_max"),
+                p_tr: v.get("p_tr"),
+            };
+            arc(parts::PressureCompensator::new(law, v.get("K0")))
         },
     },
     PartType {
@@ -654,15 +706,71 @@ static PART_TYPES: [PartType; 17] = [
             optional("s_max", "m", "Upper end stop (with s_min and k_stop)"),
             optional("k_stop", "N/m", "Contact stiffness of the stops"),
             default("c_stop", "N s/m", 0.0, "Contact damping of the stops"),
+            default(
+                "F_c",
+                "N",
+                0.0,
+                "Dry friction force F_c tanh(v/v_c), largest value",
+            ),
+            default(
+                "v_c",
+                "m/s",
+                1e-3,
+                "Speed over which the dry friction is regularised",
+            ),
         ],
         states: &[("s", "m"), ("v", "m/s")],
         build: |v| {
-            let mass = parts::Mass::new(v.get("m"), v.get("c"), v.get("F_ext"), v.get("s0"))?;
+            let mut mass = parts::Mass::new(v.get("m"), v.get("c"), v.get("F_ext"), v.get("s0"))?;
+            if v.get("F_c") != 0.0 {
+                mass = mass.with_dry_friction(v.get("F_c"), v.get("v_c"))?;
+            }
             match (v.opt("s_min"), v.opt("s_max"), v.opt("k_stop")) {
                 (None, None, None) => arc(Ok(mass)),
                 (Some(lo), Some(hi), Some(k)) => arc(mass.with_stops(lo, hi, k, v.get("c_stop"))),
                 _ => Err("end stops need all of s_min, s_max and k_stop".into()),
             }
+        },
+    },
+    PartType {
+        name: "LuGreMass",
+        description: "A mass on port rod with LuGre friction between end stops; states s, v, z (bristle deflection)",
+        parameters: &[
+            required("m", "kg", "Mass"),
+            required("sigma0", "N/m", "Bristle stiffness"),
+            default("sigma1", "N s/m", 0.0, "Bristle damping"),
+            default("kv", "N s/m", 0.0, "Viscous coefficient"),
+            required("Fc", "N", "Coulomb force"),
+            required("Fs", "N", "Static (break-away) force, at least Fc"),
+            required("vs", "m/s", "Stribeck velocity"),
+            required("s_min", "m", "Lower end stop"),
+            required("s_max", "m", "Upper end stop"),
+            required("k_stop", "N/m", "Contact stiffness of the stops"),
+            default("c_stop", "N s/m", 0.0, "Contact damping of the stops"),
+            default("s0", "m", 0.0, "Position at the start"),
+        ],
+        states: &[("s", "m"), ("v", "m/s"), ("z", "m")],
+        build: |v| {
+            let friction = hydraulics::LuGre {
+                sigma0: v.get("sigma0"),
+                sigma1: v.get("sigma1"),
+                kv: v.get("kv"),
+                fc: v.get("Fc"),
+                fs: v.get("Fs"),
+                vs: v.get("vs"),
+            };
+            let stops = hydraulics::EndStops {
+                x_min: v.get("s_min"),
+                x_max: v.get("s_max"),
+                stiffness: v.get("k_stop"),
+                damping: v.get("c_stop"),
+            };
+            arc(parts::LuGreMass::new(
+                v.get("m"),
+                friction,
+                stops,
+                v.get("s0"),
+            ))
         },
     },
     PartType {
@@ -748,13 +856,31 @@ mod tests {
         std::fs::write(path, json_schema()).unwrap();
     }
 
+    /// Writes the part-type tables into docs/circuit-files.md, from its
+    /// first `### ` heading after `## Part types` to the end (run by hand
+    /// after a change to the part types).
+    #[test]
+    #[ignore]
+    fn write_the_documentation_tables() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../docs/circuit-files.md"
+        );
+        let doc = std::fs::read_to_string(path).unwrap();
+        let section = doc.find("## Part types").unwrap();
+        let start = section + doc[section..].find("\n### ").unwrap() + 1;
+        let table = markdown();
+        std::fs::write(path, format!("{}{table}", &doc[..start])).unwrap();
+    }
+
     #[test]
     fn the_documentation_lists_every_part_type_as_the_registry_does() {
         let doc = include_str!("../../../../docs/circuit-files.md");
         let table = markdown();
         assert!(
             doc.contains(&table),
-            "docs/circuit-files.md is out of date: paste registry::markdown() into it:\n{table}"
+            "docs/circuit-files.md is out of date: paste registry::markdown() into it \
+             (cargo test -p circuit-file -- --ignored write_the_documentation_tables):\n{table}"
         );
     }
 

@@ -371,6 +371,14 @@ fn every_part_type_builds_from_a_description() {
         ),
         ("Spool", "wn = \"500 rad/s\"\nzeta = 0.8"),
         (
+            "PressureCompensator",
+            "C1 = 4.65e7\nC2 = -1.79e4\nC3 = 4e11\nC5 = \"10 bar\"\nK_max = 5e-8",
+        ),
+        (
+            "LuGreMass",
+            "m = \"200 kg\"\nsigma0 = 2.15e6\nFc = \"320 N\"\nFs = \"364 N\"\nvs = \"3.47 mm/s\"\ns_min = 0\ns_max = \"1 m\"\nk_stop = 1e8",
+        ),
+        (
             "DirectionalValve",
             "cv = 1e-7\nu_nom = \"10 V\"\nc1 = 0.05\nc2 = 0.05",
         ),

@@ -14,12 +14,12 @@
 //! force, torque) counts positive *into* the part at its port. A part that
 //! sets a node's pressure (motion) is a volume (body): [`Tank`],
 //! [`PressureSource`], [`Chamber`], [`Accumulator`], [`ChamberCylinder`]
-//! (the volume of its two chambers); [`Inertia`]; [`Mass`].
+//! (the volume of its two chambers); [`Inertia`]; [`Mass`], [`LuGreMass`].
 //! The others set the flows (forces, torques) from the pressures and
 //! motions they are given: [`Orifice`], [`ReliefValve`], [`CheckValve`],
 //! [`CounterbalanceValve`], [`ConstantFlowPump`],
 //! [`FixedDisplacementPump`], [`FixedDisplacementMotor`], [`Cylinder`],
-//! [`DirectionalValve`]. The [`Spool`] sets a signal from its states.
+//! [`DirectionalValve`], [`PressureCompensator`]. The [`Spool`] sets a signal from its states.
 //! Every node needs exactly one part (or FMU input) that sets its across
 //! values: two valves meet in a chamber.
 //!
@@ -42,17 +42,21 @@
 //! | [`DirectionalValve`] | `P`, `A`, `B`, `T` (flow), `Us` (signal in) | |
 //! | [`Spool`] | `U` (signal in), `Us` (signal out) | `Us`, `dUs` |
 //! | [`Mass`] | `rod` (position, velocity) | `s`, `v` |
+//! | [`LuGreMass`] | `rod` (position, velocity) | `s`, `v`, `z` |
+//! | [`PressureCompensator`] | `P`, `A`, `LA`, `LB` (flow) | `K` |
 
 mod accumulator;
 mod chamber;
 mod chamber_cylinder;
 mod check;
 mod check_valve;
+mod compensator;
 mod constant_flow_pump;
 mod counterbalance_valve;
 mod cylinder;
 mod directional_valve;
 mod inertia;
+mod lugre_mass;
 mod mass;
 mod motor;
 mod orifice;
@@ -66,11 +70,13 @@ pub use accumulator::Accumulator;
 pub use chamber::Chamber;
 pub use chamber_cylinder::ChamberCylinder;
 pub use check_valve::CheckValve;
+pub use compensator::PressureCompensator;
 pub use constant_flow_pump::ConstantFlowPump;
 pub use counterbalance_valve::CounterbalanceValve;
 pub use cylinder::Cylinder;
 pub use directional_valve::DirectionalValve;
 pub use inertia::Inertia;
+pub use lugre_mass::LuGreMass;
 pub use mass::Mass;
 pub use motor::FixedDisplacementMotor;
 pub use orifice::Orifice;

@@ -3,7 +3,7 @@
 use crate::check::{finite, non_negative, positive, show};
 use fmu_core::compose::{Dependencies, Output, Part, Partials, Port, StateSpec};
 use fmu_core::{Derived, EventIndicator};
-use hydraulics::EndStops;
+use hydraulics::{EndStops, RegularisedCoulomb};
 
 /// A rigid mass `m` sliding along its flange's axis: position and velocity
 /// are states, driven by the net force `F_net` the other parts at its node
@@ -15,15 +15,20 @@ use hydraulics::EndStops;
 /// ```
 ///
 /// with viscous damping `c`, a constant external force `F_ext` (gravity
-/// along the axis: `-m g` for a load lifted along +s) and, optionally, the
+/// along the axis: `-m g` for a load lifted along +s), optionally the
 /// end stops of [`hydraulics::end_stop`] (V6): stiff spring-dampers at
-/// `s_min` and `s_max` that only push.
+/// `s_min` and `s_max` that only push, and optionally a dry (Coulomb)
+/// friction regularised by `tanh` ([`hydraulics::RegularisedCoulomb`],
+/// the lift actuator's `MODEL.md` L6 and its reading R4):
+/// `F_f = F_c tanh(v / v_c)`, subtracted from the forces above.
 ///
 /// Event indicators, with end stops only (the element's switching
 /// functions, where the contact force starts): `stop_low`, `s - s_min`,
 /// and `stop_high`, `s_max - s`, each read with a 1e-9 m offset.
 ///
-/// Port `rod` (translational, sets the position and velocity); states `s`
+/// Port `rod` (translational, sets the position and velocity) and the
+/// optional signal `F_f` (the dry friction force, N, 0 without dry
+/// friction: an output to read); states `s`
 /// (m, nominal 0.1) and `v` (m/s, nominal 0.1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Mass {
@@ -31,13 +36,21 @@ pub struct Mass {
     c: f64,
     f_ext: f64,
     stops: Option<EndStops>,
+    dry: Option<RegularisedCoulomb>,
     s0: f64,
 }
 
-const PORTS: [Port; 1] = [Port::flange_mass(
-    "rod",
-    "The mass's flange: its position and velocity out, the net force on it in",
-)];
+const PORTS: [Port; 2] = [
+    Port::flange_mass(
+        "rod",
+        "The mass's flange: its position and velocity out, the net force on it in",
+    ),
+    Port::signal_out(
+        "F_f",
+        "The dry friction force F_f, N (may stay unconnected)",
+    )
+    .optional(),
+];
 const STATES: [StateSpec; 2] = [StateSpec::new("s", 0.1), StateSpec::new("v", 0.1)];
 const EVENTS: [EventIndicator; 2] = [
     EventIndicator {
@@ -55,6 +68,7 @@ const EVENTS: [EventIndicator; 2] = [
 const S: usize = 0;
 const V: usize = 1;
 const F: usize = 2;
+const FF: usize = 3;
 
 impl Mass {
     /// A mass `m` (kg, positive) with viscous damping `c` (N s/m, not
@@ -70,6 +84,7 @@ impl Mass {
             c,
             f_ext,
             stops: None,
+            dry: None,
             s0,
         })
     }
@@ -102,6 +117,24 @@ impl Mass {
             damping,
         });
         Ok(self)
+    }
+
+    /// The same mass with a dry friction `F_c tanh(v / v_c)`: `f_c` (N,
+    /// not negative) at most, regularised over `v_c` (m/s, positive).
+    pub fn with_dry_friction(mut self, f_c: f64, v_c: f64) -> Result<Self, String> {
+        non_negative("dry friction force", "F_c", f_c, "N")?;
+        positive("dry friction regularisation speed", "v_c", v_c, "m/s")?;
+        self.dry = Some(RegularisedCoulomb {
+            f_max: f_c,
+            v_reg: v_c,
+        });
+        Ok(self)
+    }
+
+    /// The dry friction force at velocity `v` (N, along +s: it is
+    /// subtracted), zero without dry friction.
+    pub fn dry_friction(&self, v: f64) -> f64 {
+        self.dry.map_or(0.0, |f| f.eval(v).0)
     }
 
     /// The end stops, if any.
@@ -144,6 +177,10 @@ impl Part for Mass {
     /// net force.
     fn dependencies(&self, of: Output) -> Dependencies {
         match of {
+            Output::Across(FF) => Dependencies {
+                states: vec![V],
+                slots: Vec::new(),
+            },
             Output::Across(r) => Dependencies {
                 states: vec![r],
                 slots: Vec::new(),
@@ -160,9 +197,12 @@ impl Part for Mass {
     fn across(&self, x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
         ports[S] = x[S];
         ports[V] = x[V];
+        let (f_dry, df_dry) = self.dry.map_or((0.0, 0.0), |f| f.eval(x[V]));
+        ports[FF] = f_dry;
         if let Some(d) = d {
             *d.state(S, S) = 1.0;
             *d.state(V, V) = 1.0;
+            *d.state(FF, V) = df_dry;
         }
     }
 
@@ -173,13 +213,17 @@ impl Part for Mass {
             Some(stops) => stops.force(s, v),
             None => (0.0, 0.0, 0.0),
         };
+        let (f_dry, df_dry) = match &self.dry {
+            Some(dry) => dry.eval(v),
+            None => (0.0, 0.0),
+        };
         let inv_m = 1.0 / self.m;
         dx[S] = v;
-        dx[V] = (ports[F] + self.f_ext - self.c * v + f_stop) * inv_m;
+        dx[V] = (ports[F] + self.f_ext - self.c * v - f_dry + f_stop) * inv_m;
         if let Some(d) = d {
             *d.state(S, V) = 1.0;
             *d.state(V, S) = df_s * inv_m;
-            *d.state(V, V) = (df_v - self.c) * inv_m;
+            *d.state(V, V) = (df_v - self.c - df_dry) * inv_m;
             *d.slot(V, F) = inv_m;
         }
     }

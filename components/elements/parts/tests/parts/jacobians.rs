@@ -525,3 +525,164 @@ fn spool_and_directional_valve_through_the_deadband_and_both_ways() {
     assert!((flow(2) + flow(3) + flow(4) + flow(5)).abs() <= 1e-12 * flow(3).abs());
     assert!(flow(3) > 0.0 && flow(2) < 0.0);
 }
+
+/// The compensator between a supply chamber and the small volume it
+/// regulates, its pilots on two load chambers (so that the supply, the
+/// regulated and both load pressures are states): the throttle in both
+/// regimes of its orifice law, K inside its range and held on its bounds,
+/// the shuttle on either side.
+#[test]
+fn pressure_compensator_inside_and_on_its_clamp_both_shuttle_sides() {
+    let law = hydraulics::PressureCompensator {
+        c1: 4.65e7,
+        c2: -1.79e4,
+        c3: 4.0e11,
+        c5: 1e6,
+        k_max: 5e-8,
+        p_tr: 1e5,
+    };
+    let mut b = with_parts(&[
+        ("cs", chamber(1e-3, 0.0)),
+        (
+            "comp",
+            Arc::new(PressureCompensator::new(law, 5e-11).unwrap()),
+        ),
+        ("cv", chamber(1e-5, 0.0)),
+        ("ca", chamber(1e-3, 0.0)),
+        ("cb", chamber(1e-3, 0.0)),
+        ("drain", orifice()),
+        ("tank", Arc::new(Tank::new(9e5).unwrap())),
+    ]);
+    connect(
+        &mut b,
+        &[
+            &["cs.A", "comp.P"],
+            &["comp.A", "cv.A", "drain.A"],
+            &["drain.B", "tank.T"],
+            &["comp.LA", "ca.A"],
+            &["comp.LB", "cb.A"],
+        ],
+    );
+    let a = b.build().unwrap();
+    assert_eq!(a.state_names(), ["cs.p", "comp.K", "cv.p", "ca.p", "cb.p"]);
+    assert_eq!(a.clamps().len(), 1);
+    let checked = check_jacobian::<5>(
+        &a,
+        &[],
+        &states(&[
+            // K free, the drop above p_tr, shuttle on A, then on B.
+            [1.4e7, 2e-9, 7e6, 6e6, 3e6],
+            [1.4e7, 2e-9, 9e6, 2e6, 8e6],
+            // The drop inside p_tr (the laminar cubic).
+            [1.4e7, 3e-8, 1.4e7 - 5e4, 1.2e7, 1e7],
+            // Reverse drop (pv above ps).
+            [5e6, 1e-9, 6e6, 1e6, 4.5e6],
+            // Held just past K = 0 (pv far above the margin) and just past
+            // K = K_max (pv far below it), where the clamp holds K (on the
+            // bound itself the law has a kink).
+            [1.4e7, -1e-10, 1.3e7, 2e6, 1e6],
+            [1.4e7, 5e-8 + 1e-10, 2e6, 9e6, 1e6],
+        ]),
+    );
+    assert_eq!(checked, 6 * 25);
+    let mut z = [0.0; 1];
+    a.event_indicator_values(&[], &[1.4e7, 1e-9, 7e6, 6e6, 3e6], &mut z);
+    assert_eq!(z[0], 6e6 - 3e6);
+}
+
+/// A cylinder between chambers on a mass with LuGre friction and end
+/// stops: sliding both ways, sticking near rest (the Stribeck hump), and
+/// pressed into each stop.
+#[test]
+fn cylinder_on_a_lugre_mass_sliding_sticking_and_on_its_stops() {
+    let friction = hydraulics::LuGre {
+        sigma0: 2.15e6,
+        sigma1: 6.368,
+        kv: 1280.0,
+        fc: 320.0,
+        fs: 364.0,
+        vs: 3.47e-3,
+    };
+    let stops = hydraulics::EndStops {
+        x_min: 0.0,
+        x_max: 1.0,
+        stiffness: 1e8,
+        damping: 2e5,
+    };
+    let mut b = with_parts(&[
+        ("cyl", Arc::new(Cylinder::new(8.04e-4, 4.24e-4).unwrap())),
+        ("ca", chamber(5e-4, 0.0)),
+        ("cb", chamber(3e-4, 0.0)),
+        (
+            "load",
+            Arc::new(LuGreMass::new(200.0, friction, stops, 0.5).unwrap()),
+        ),
+    ]);
+    connect(
+        &mut b,
+        &[
+            &["cyl.A", "ca.A"],
+            &["cyl.B", "cb.A"],
+            &["cyl.rod", "load.rod"],
+        ],
+    );
+    let a = b.build().unwrap();
+    assert_eq!(
+        a.state_names(),
+        ["ca.p", "cb.p", "load.s", "load.v", "load.z"]
+    );
+    check_jacobian::<5>(
+        &a,
+        &[],
+        &states(&[
+            [5e6, 1e6, 0.5, 0.02, 1.5e-4],
+            [1e6, 5e6, 0.5, -0.03, -1.5e-4],
+            [2e6, 2e6, 0.3, 2e-3, 5e-5],
+            [2e6, 2e6, 0.3, -1e-3, -1e-4],
+            [1e7, 1e5, 1.0 + 1e-4, 0.01, 1e-4],
+            [1e5, 1e7, -2e-4, -0.01, -1e-4],
+        ]),
+    );
+    let mut z = [0.0; 2];
+    a.event_indicator_values(&[], &[1e7, 0.0, 1.0 + 1e-4, 0.0, 0.0], &mut z);
+    assert!(z[0] > 0.0 && z[1] < 0.0, "{z:?}");
+    assert_eq!(a.initial::<5>(&[]).as_slice(), [0.0, 0.0, 0.5, 0.0, 0.0]);
+}
+
+/// The mass's dry friction `F_c tanh(v / v_c)`: across its steep slope
+/// at rest and where it saturates, with the friction force on its
+/// optional signal port.
+#[test]
+fn cylinder_on_a_mass_with_dry_friction() {
+    let mass = Mass::new(110.0, 1000.0, -1079.1, 0.1)
+        .unwrap()
+        .with_dry_friction(300.0, 1e-3)
+        .unwrap();
+    assert!((mass.dry_friction(1e-3) - 300.0 * 1f64.tanh()).abs() < 1e-12);
+    assert_eq!(mass.dry_friction(0.0), 0.0);
+    let mut b = with_parts(&[
+        ("cyl", Arc::new(Cylinder::new(1.18e-3, 1.18e-3).unwrap())),
+        ("ca", chamber(5e-4, 0.0)),
+        ("cb", chamber(3e-4, 0.0)),
+        ("load", Arc::new(mass)),
+    ]);
+    connect(
+        &mut b,
+        &[
+            &["cyl.A", "ca.A"],
+            &["cyl.B", "cb.A"],
+            &["cyl.rod", "load.rod"],
+        ],
+    );
+    let a = b.build().unwrap();
+    check_jacobian::<4>(
+        &a,
+        &[],
+        &states(&[
+            [5e6, 1e6, 0.25, 4e-4],
+            [1e6, 5e6, 0.25, -7e-4],
+            [2e6, 1e6, 0.25, 0.5],
+            [2e6, 1e6, 0.25, -2e-3],
+        ]),
+    );
+}
