@@ -67,13 +67,16 @@ QUICK_FLAGS = {"valve_cylinder.py": ["--quick"], "hose_line.py": ["--no-frequenc
 # ``--short`` (the test command's version): ``--quick``, and the scripts with
 # long traces re-solve one short scenario each (the valve drive's 10 s
 # repeatable input with the actuator and mass scenarios taken from it, the
-# one-segment hose step, the four-bar's linear curve) instead of all; the
+# one-segment hose step, the four-bar's linear curve, the crane's lift, the
+# hydrostatic drive's start-up) instead of all; the
 # other scenarios' committed traces are left as they are. The full check
 # re-solves them all.
 SHORT_FLAGS = {
     "valve_cylinder.py": ["--quick", "--scenario", "repeatable"],
     "hose_line.py": ["--no-frequency", "--scenario", "HoseH/step_n1"],
     "four_bar.py": ["--quick", "--scenario", "sine_linear"],
+    "crane_boom.py": ["--quick"],
+    "hydrostatic_drive.py": ["--quick"],
 }
 
 

@@ -275,6 +275,10 @@ def build_report(out: Path, plots: bool = True) -> Path:
     )
     for problem in summary.get("scenario_problems", []):
         page.para(f"**Scenario problem:** {problem}")
+    awaiting = summary.get("awaiting_fmu", [])
+    if awaiting:
+        page.para("Scenarios of described circuits whose FMU is not built yet (skipped, not failed):")
+        page.bullets([_short(line, 400) for line in awaiting])
 
     page.heading(2, "Summary")
     rows = []

@@ -112,6 +112,11 @@ class Scenario:
     # parameters choose the integrator itself runs in "adaptive" (no
     # override) only.
     solver_modes: tuple[str, ...] = SOLVER_MODES
+    # The description file (relative to the repository) the FMU is built
+    # from by the engine (`build-fmu --circuit FILE`), for a circuit that
+    # exists only as a description: while its FMU is missing the harness
+    # skips the scenario and says how to build it.
+    built_from: str | None = None
 
     @property
     def key(self) -> str:
@@ -214,6 +219,9 @@ def load_scenario(folder: Path) -> Scenario:
         raise ScenarioError(f"{spec_path}: solver_modes must be a non-empty list of {SOLVER_MODES}")
 
     crosscheck = spec.get("crosscheck")
+    built_from = spec.get("built_from")
+    if built_from is not None and not (isinstance(built_from, str) and built_from.strip()):
+        raise ScenarioError(f"{spec_path}: built_from must be the description file's path")
     return Scenario(
         model=model,
         name=name,
@@ -231,6 +239,7 @@ def load_scenario(folder: Path) -> Scenario:
         generated_by=spec.get("generated_by"),
         co_simulation_only=co_simulation_only,
         solver_modes=tuple(solver_modes),
+        built_from=built_from,
     )
 
 
