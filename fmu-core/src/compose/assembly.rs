@@ -64,6 +64,24 @@ impl Assembly {
         &self.layout.nominal
     }
 
+    /// Sets the nominal magnitude of state `index` (the scale its error is
+    /// measured in: a description's choice over the part's default); an
+    /// error for an index out of range or a value that is not finite and
+    /// above zero.
+    pub fn set_nominal(&mut self, index: usize, value: f64) -> Result<(), String> {
+        if !(value.is_finite() && value > 0.0) {
+            return Err(format!("a nominal value must be finite and above zero, not {value}"));
+        }
+        let n = self.layout.nominal.len();
+        let slot = self
+            .layout
+            .nominal
+            .get_mut(index)
+            .ok_or_else(|| format!("state {index} does not exist ({n} states)"))?;
+        *slot = value;
+        Ok(())
+    }
+
     /// The inputs' names, in the order their values are passed.
     pub fn input_names(&self) -> &[String] {
         &self.layout.input_names

@@ -49,6 +49,9 @@ struct PartEntry {
     kind: Option<&'static PartType>,
     /// The part, if it was built.
     part: Option<Arc<dyn Part>>,
+    /// Nominal values the description gives its states (state index,
+    /// value).
+    nominal: Vec<(usize, f64)>,
 }
 
 /// A port named in the description: part and port indices.
@@ -479,13 +482,21 @@ impl<'a> Reader<'a> {
                 result = Err(e);
             }
         }
-        let assembly = match result.and_then(|_| builder.build()) {
+        let mut assembly = match result.and_then(|_| builder.build()) {
             Ok(a) => a,
             Err(e) => {
                 self.error(circuit_span, format!("the circuit does not build: {e}"));
                 return None;
             }
         };
+        for p in &parts {
+            let start = assembly.states_of(&p.name).map_or(0, |r| r.start);
+            for &(k, x) in &p.nominal {
+                if let Err(e) = assembly.set_nominal(start + k, x) {
+                    self.error(p.span.clone(), format!("part '{}': {e}", p.name));
+                }
+            }
+        }
         // Outputs of a state: its index in the assembly.
         for o in &mut outputs {
             if let OutputSource::State(local) = o.source {
@@ -619,6 +630,7 @@ impl<'a> Reader<'a> {
             span: key.span(),
             kind: None,
             part: None,
+            nominal: Vec::new(),
         };
         if !name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) || !is_identifier(&name) {
             self.error(
@@ -669,9 +681,14 @@ impl<'a> Reader<'a> {
         let mut values = Values::default();
         let mut spans: Vec<(&'static str, Range<usize>)> = Vec::new();
         let mut ok = true;
+        let mut nominal: Option<&Val<'_>> = None;
         for (k, v) in entries(t) {
             let key_text = k.get_ref().as_ref();
             if key_text == "type" {
+                continue;
+            }
+            if key_text == "nominal" {
+                nominal = Some(v);
                 continue;
             }
             let Some(p) = kind.parameter(key_text) else {
@@ -729,7 +746,12 @@ impl<'a> Reader<'a> {
             return entry;
         }
         match kind.build(&values) {
-            Ok(part) => entry.part = Some(part),
+            Ok(part) => {
+                if let Some(v) = nominal {
+                    entry.nominal = self.nominal(&name, part.as_ref(), v);
+                }
+                entry.part = Some(part);
+            }
             Err(e) => {
                 // Point at the parameter the part's message names, if any.
                 let span = spans
@@ -746,6 +768,60 @@ impl<'a> Reader<'a> {
             }
         }
         entry
+    }
+
+    /// A part's `nominal = { state = value, ... }`: the magnitude each
+    /// named state's error is measured in (a number in the state's SI unit,
+    /// or a quantity with a unit), above zero.
+    fn nominal(&mut self, name: &str, part: &dyn Part, v: &Val<'_>) -> Vec<(usize, f64)> {
+        let states: Vec<&str> = part.states().iter().map(|s| s.name).collect();
+        let DeValue::Table(t) = v.get_ref() else {
+            self.error(
+                v.span(),
+                format!(
+                    "nominal of part '{name}' must be a table of its states' magnitudes, as in \
+                     nominal = {{ {} = 1e6 }}",
+                    states.first().copied().unwrap_or("p")
+                ),
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (k, value) in entries(t) {
+            let state = k.get_ref().as_ref();
+            let Some(index) = states.iter().position(|s| *s == state) else {
+                self.error(
+                    k.span(),
+                    format!(
+                        "part '{name}' has no state '{state}' to give a nominal value: its states \
+                         are {}",
+                        if states.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            states.join(", ")
+                        }
+                    ),
+                );
+                continue;
+            };
+            let what = format!("the nominal value of {name}.{state}");
+            let x = match value.get_ref() {
+                DeValue::String(text) => match parse_quantity(text) {
+                    Ok(q) => Some(q.si),
+                    Err(e) => {
+                        self.error(value.span(), format!("{what}: {e}"));
+                        None
+                    }
+                },
+                _ => self.quantity(value, &what, Dimension::ONE),
+            };
+            match x {
+                Some(x) if x > 0.0 && x.is_finite() => out.push((index, x)),
+                Some(_) => self.error(value.span(), format!("{what} must be above zero")),
+                None => {}
+            }
+        }
+        out
     }
 
     /// Resolves `part.port`, reporting what it does not name.
