@@ -70,11 +70,14 @@
 //! [`read`] reports every problem it can find, each as a [`Diagnostic`]
 //! with the file, line and column and what to do.
 
+pub mod documentation;
 pub mod registry;
+pub mod schematic;
 pub mod units;
 
 mod reader;
 
+pub use documentation::documentation_markdown;
 pub use reader::read;
 
 use fmu_core::compose::{Assembly, Causality, Part};
