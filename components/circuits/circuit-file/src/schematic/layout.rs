@@ -47,7 +47,10 @@ pub(crate) fn label_width(name: &str, type_name: &str) -> i32 {
 
 /// The labels' place: inside a box, else on the first side of right,
 /// above, below, left without a port.
-fn place_label(s: &Symbol, width: i32) -> ((i32, i32, i32, i32), (i32, i32, &'static str)) {
+/// A box (x0, y0, x1, y1) and a text anchor (x, y, kind).
+type Extent = ((i32, i32, i32, i32), (i32, i32, &'static str));
+
+fn place_label(s: &Symbol, width: i32) -> Extent {
     let outline = (0, 0, s.w, s.h);
     if s.label_inside {
         return (outline, (s.w / 2, s.h / 2 - 3, "middle"));

@@ -199,12 +199,12 @@ fn write_part(out: &mut String, part: &Sketch, p: &layout::Placed) {
         p.x, p.y, p.symbol.body
     );
     let (lx, ly, anchor) = p.label;
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<text class=\"label\" data-part=\"{name}\" x=\"{lx}\" y=\"{ly}\" font-size=\"13\" font-weight=\"bold\" \
          text-anchor=\"{anchor}\" fill=\"{INK}\" stroke=\"none\">{name}</text>\
          <text class=\"type\" x=\"{lx}\" y=\"{}\" font-size=\"10\" text-anchor=\"{anchor}\" fill=\"#57606a\" \
-         stroke=\"none\">{type_name}</text></g>\n",
+         stroke=\"none\">{type_name}</text></g>",
         ly + 13
     );
 }
@@ -224,13 +224,13 @@ fn write_input(out: &mut String, name: &str, t: routing::Terminal, side: symbols
         symbols::Side::Down => (ex, ey + 12, "middle"),
     };
     let (hx, hy) = (px + dx * 7, py + dy * 7);
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<g class=\"input\" data-input=\"{n}\" fill=\"none\" stroke=\"{INK}\" stroke-width=\"1.2\">\
          <path d=\"M{ex} {ey}L{hx} {hy}\" stroke-dasharray=\"6 4\"/>\
          <path d=\"M{px} {py}L{} {}L{} {}Z\" fill=\"{INK}\" stroke=\"none\"/>\
          <text x=\"{tx}\" y=\"{ty}\" font-size=\"11\" font-style=\"italic\" text-anchor=\"{anchor}\" fill=\"{INK}\" \
-         stroke=\"none\">{n}</text></g>\n",
+         stroke=\"none\">{n}</text></g>",
         hx - dy * 4,
         hy - dx * 4,
         hx + dy * 4,
