@@ -56,8 +56,11 @@ system_packages() {
     # cross-platform stage); the build command installs the cross linkers.
     have_file /usr/lib/wine/wine64 /usr/bin/wine64 || need+=(wine64)
     have_file /usr/bin/qemu-aarch64 || need+=(qemu-user)
+    # Chromium for the schematic's real-browser test
+    # (tests/python/test_schematic_browser.py).
+    have_file /usr/bin/chromium || need+=(chromium)
     if [ ${#need[@]} -eq 0 ]; then
-        echo "all present: libclang, gcc, libtbb12, valgrind, wine64, qemu-user"
+        echo "all present: libclang, gcc, libtbb12, valgrind, wine64, qemu-user, chromium"
         return 0
     fi
     if [ "$(id -u)" != 0 ]; then

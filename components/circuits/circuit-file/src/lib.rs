@@ -76,11 +76,14 @@
 //! with the file, line and column and what to do.
 
 pub mod engine;
+pub mod documentation;
 pub mod registry;
+pub mod schematic;
 pub mod units;
 
 mod reader;
 
+pub use documentation::documentation_markdown;
 pub use reader::read;
 
 use fmu_core::compose::{Assembly, Causality, Part};

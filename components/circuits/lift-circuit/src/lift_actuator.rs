@@ -16,7 +16,11 @@ fmu_core::circuit! {
     model LiftActuator {
         description: "Servo valve with overlaps driving a cylinder that lifts a load against \
                       gravity, with viscous and dry friction and end stops",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of LiftActuator\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`).\n\n",
+            include_str!("../schematic-LiftActuator.svg")
+        ),
         stop_time: 5.0,
         step_size: 1e-3,
     }

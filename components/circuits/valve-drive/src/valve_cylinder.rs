@@ -15,7 +15,11 @@ fmu_core::circuit! {
     model ValveCylinder {
         description: "Pressure-compensated 4/3 proportional valve driving a cylinder with a \
                       mass and LuGre friction",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of ValveCylinder\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The pressure compensator and the shuttle valve, which the parts library does not have, are labelled boxes.\n\n",
+            include_str!("../schematic-ValveCylinder.svg")
+        ),
         stop_time: 10.0,
         step_size: 1e-3,
     }
