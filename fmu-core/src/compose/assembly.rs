@@ -70,7 +70,9 @@ impl Assembly {
     /// above zero.
     pub fn set_nominal(&mut self, index: usize, value: f64) -> Result<(), String> {
         if !(value.is_finite() && value > 0.0) {
-            return Err(format!("a nominal value must be finite and above zero, not {value}"));
+            return Err(format!(
+                "a nominal value must be finite and above zero, not {value}"
+            ));
         }
         let n = self.layout.nominal.len();
         let slot = self

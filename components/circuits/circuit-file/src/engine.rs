@@ -26,7 +26,8 @@ use fmu_core::{Clamp, Context, Derived, EventIndicator, Model};
 use nalgebra::{SMatrix, SVector};
 use sha2::{Digest, Sha256};
 use std::marker::PhantomData;
-use std::sync::OnceLock;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// Most FMU inputs a described circuit may have.
 pub const MAX_INPUTS: usize = 32;
@@ -49,9 +50,57 @@ pub fn digest(text: &str) -> String {
         .collect()
 }
 
+/// The texts of a table, owned: the table's rows are `'static` (a
+/// compiled-in table's are literals), so a read table's texts are kept
+/// here, in the library's slot, and freed with it when the library is
+/// unloaded ([`release`]).
+#[derive(Debug, Default)]
+struct Texts {
+    strings: Vec<*mut str>,
+    lists: Vec<*mut [&'static str]>,
+}
+
+impl Texts {
+    /// Keeps `s` for the table's life.
+    fn keep(&mut self, s: &str) -> &'static str {
+        let raw = Box::into_raw(s.to_owned().into_boxed_str());
+        self.strings.push(raw);
+        // SAFETY: the box is freed only when `self` is dropped, which
+        // happens when the library is unloaded (no instance is left then:
+        // a master frees its instances before it unloads the library).
+        unsafe { &*raw }
+    }
+
+    /// Keeps a list of kept texts.
+    fn keep_list(&mut self, list: Vec<&'static str>) -> &'static [&'static str] {
+        let raw = Box::into_raw(list.into_boxed_slice());
+        self.lists.push(raw);
+        // SAFETY: as in `keep`.
+        unsafe { &*raw }
+    }
+}
+
+impl Drop for Texts {
+    fn drop(&mut self) {
+        for &raw in &self.strings {
+            // SAFETY: made by `Box::into_raw` in `keep`, freed once here.
+            drop(unsafe { Box::from_raw(raw) });
+        }
+        for &raw in &self.lists {
+            // SAFETY: as above, from `keep_list`.
+            drop(unsafe { Box::from_raw(raw) });
+        }
+    }
+}
+
+// SAFETY: the texts are never written after they are kept; the raw
+// pointers are owned boxes.
+unsafe impl Send for Texts {}
+// SAFETY: as above: shared reads of immutable texts.
+unsafe impl Sync for Texts {}
+
 /// What a library knows of the description it serves: the text and the
-/// table read from it (texts leaked once per library, as the table's rows
-/// are `'static`).
+/// table read from it.
 #[derive(Debug)]
 struct Loaded {
     text: String,
@@ -63,31 +112,52 @@ struct Loaded {
     state_names: Vec<&'static str>,
     nominal: Vec<f64>,
     indicators: Vec<EventIndicator>,
+    /// Owns every text above; declared last, so dropped last.
+    _texts: Texts,
 }
 
-/// The description a library serves; one per loaded library, per state
-/// capacity (each capacity is its own library).
-fn loaded<const N: usize>() -> &'static OnceLock<Loaded> {
-    static SLOTS: [OnceLock<Loaded>; 4] = [
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-    ];
+/// The description each engine library serves (one slot per capacity,
+/// each capacity being its own library): null until installed, then a
+/// `Box<Loaded>` for the library's life.
+static SLOTS: [AtomicPtr<Loaded>; 4] = [
+    AtomicPtr::new(std::ptr::null_mut()),
+    AtomicPtr::new(std::ptr::null_mut()),
+    AtomicPtr::new(std::ptr::null_mut()),
+    AtomicPtr::new(std::ptr::null_mut()),
+];
+
+/// Serialises installs (readers only load the pointer).
+static INSTALLING: Mutex<()> = Mutex::new(());
+
+fn slot<const N: usize>() -> &'static AtomicPtr<Loaded> {
     let k = CAPACITIES.iter().position(|&c| c == N).unwrap_or(0);
     &SLOTS[k]
 }
 
-fn leak(s: &str) -> &'static str {
-    Box::leak(s.to_owned().into_boxed_str())
+/// Frees every installed table: called when the library is unloaded
+/// (Linux: from `.fini_array`), after the master freed its instances, so
+/// that unloading the library leaks nothing.
+pub extern "C" fn release() {
+    for s in &SLOTS {
+        let raw = s.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if !raw.is_null() {
+            // SAFETY: made by `Box::into_raw` in `install`, taken once.
+            drop(unsafe { Box::from_raw(raw) });
+        }
+    }
 }
 
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".fini_array")]
+static RELEASE_AT_UNLOAD: extern "C" fn() = release;
+
 /// The description as written, or what the variable does when none is.
-fn described(written: &str, otherwise: String) -> &str {
+fn described(written: &str, otherwise: String) -> String {
     if written.trim().is_empty() {
-        Box::leak(otherwise.into_boxed_str())
+        otherwise
     } else {
-        written
+        written.to_owned()
     }
 }
 
@@ -122,36 +192,41 @@ impl Loaded {
                 circuit.outputs.len()
             ));
         }
-        let input_names: Vec<&'static str> = circuit.inputs.iter().map(|i| leak(&i.name)).collect();
+        let mut texts = Texts::default();
+        let input_names: Vec<&'static str> =
+            circuit.inputs.iter().map(|i| texts.keep(&i.name)).collect();
         let mut rows = Vec::new();
         for (spec, &name) in circuit.inputs.iter().zip(&input_names) {
             let what = match &spec.target {
                 crate::InputTarget::Across { port, variable } => format!("Sets {port}.{variable}"),
                 crate::InputTarget::Through { port } => format!("Delivers into {port}"),
             };
-            let mut row = Row::real(name, leak(described(&spec.description, what)))
+            let mut row = Row::real(name, texts.keep(&described(&spec.description, what)))
                 .input()
-                .unit(leak(&fmi_unit(&spec.unit)))
+                .unit(texts.keep(&fmi_unit(&spec.unit)))
                 .start(spec.start);
             if let Some(d) = &spec.display_unit {
-                row = row.display(leak(&d.name));
+                row = row.display(texts.keep(&d.name));
             }
             rows.push(row);
         }
         // An output of a state shows it (Model Exchange names its
         // derivative after it); any other may depend on every input.
-        let all_inputs: &'static [&'static str] = Box::leak(input_names.into_boxed_slice());
+        let all_inputs = texts.keep_list(input_names);
         for spec in &circuit.outputs {
             let (state, depends) = match spec.source {
                 OutputSource::State(i) => (Some(i), &[][..]),
                 _ => (None, all_inputs),
             };
             let what = format!("Value of {}", spec.of);
-            let mut row = Row::real(leak(&spec.name), leak(described(&spec.description, what)))
-                .output(state, depends)
-                .unit(leak(&fmi_unit(&spec.unit)));
+            let mut row = Row::real(
+                texts.keep(&spec.name),
+                texts.keep(&described(&spec.description, what)),
+            )
+            .output(state, depends)
+            .unit(texts.keep(&fmi_unit(&spec.unit)));
             if let Some(d) = &spec.display_unit {
-                row = row.display(leak(&d.name));
+                row = row.display(texts.keep(&d.name));
             }
             rows.push(row);
         }
@@ -160,20 +235,22 @@ impl Loaded {
             .event_indicators()
             .into_iter()
             .map(|(part, e)| EventIndicator {
-                name: leak(&format!("{part}_{}", e.name)),
-                description: leak(&format!("{part}: {}", e.description)),
+                name: texts.keep(&format!("{part}_{}", e.name)),
+                description: texts.keep(&format!("{part}: {}", e.description)),
                 offset: e.offset,
             })
             .collect();
         let experiment = circuit.experiment;
-        let name = leak(&circuit.name);
+        let name = texts.keep(&circuit.name);
         Ok(Loaded {
             text: text.to_owned(),
             digest: digest(text),
             info: ModelInfo {
                 name,
-                description: leak(&circuit.description),
-                documentation: leak(&documentation(&circuit, text)),
+                description: texts.keep(&circuit.description),
+                documentation: texts.keep(&crate::documentation::documentation_markdown(
+                    &circuit, text,
+                )),
                 stop_time: experiment.stop_time.unwrap_or(1.0),
                 step_size: experiment.step_size.unwrap_or(1e-3),
             },
@@ -181,48 +258,13 @@ impl Loaded {
             inputs: circuit.inputs.len(),
             outputs: circuit.outputs.len(),
             state_names: (circuit.assembly.state_names().iter())
-                .map(|s| leak(s))
+                .map(|s| texts.keep(s))
                 .collect(),
             nominal: circuit.assembly.nominal().to_vec(),
             indicators,
+            _texts: texts,
         })
     }
-}
-
-/// The FMU's documentation page: the circuit's description, its parts,
-/// connections, inputs and outputs, and the description file.
-fn documentation(circuit: &Circuit, text: &str) -> String {
-    let mut page = format!(
-        "# {}\n\n{}\n\nThis FMU was built from a circuit description file by fluidfmu's \
-         engine: the file below, read at instantiation from `resources/{DESCRIPTION_FILE}` \
-         (an edited copy is refused).\n\n## Parts\n\n| part | type |\n|---|---|\n",
-        circuit.name, circuit.description
-    );
-    for (name, kind, _) in &circuit.parts {
-        page.push_str(&format!("| {name} | {} |\n", kind.name));
-    }
-    page.push_str("\n## Connections\n\n");
-    for (domain, members) in circuit.assembly.nodes() {
-        page.push_str(&format!("- {domain:?}: {}\n", members.join(", ")));
-    }
-    page.push_str("\n## Inputs\n\n| name | unit | start | description |\n|---|---|---|---|\n");
-    for i in &circuit.inputs {
-        page.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
-            i.name, i.unit, i.start, i.description
-        ));
-    }
-    page.push_str("\n## Outputs\n\n| name | of | unit | description |\n|---|---|---|---|\n");
-    for o in &circuit.outputs {
-        page.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
-            o.name, o.of, o.unit, o.description
-        ));
-    }
-    page.push_str("\n## The description\n\n```toml\n");
-    page.push_str(text);
-    page.push_str("\n```\n");
-    page
 }
 
 /// A described circuit as an FMU model with room for `N` states (see the
@@ -236,7 +278,10 @@ pub struct Engine<const N: usize> {
 
 impl<const N: usize> Engine<N> {
     fn table() -> Option<&'static Loaded> {
-        loaded::<N>().get()
+        let raw = slot::<N>().load(Ordering::Acquire);
+        // SAFETY: a non-null slot holds a `Box<Loaded>` that is freed only
+        // when the library is unloaded ([`release`]).
+        (!raw.is_null()).then(|| unsafe { &*raw })
     }
 }
 
@@ -365,8 +410,8 @@ impl<const N: usize> Table for Engine<N> {
 
 impl<const N: usize> ReadTable for Engine<N> {
     fn install(source: &str) -> Result<(), String> {
-        let slot = loaded::<N>();
-        if let Some(t) = slot.get() {
+        let _one_at_a_time = INSTALLING.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = Self::table() {
             return if t.text == source {
                 Ok(())
             } else {
@@ -377,14 +422,9 @@ impl<const N: usize> ReadTable for Engine<N> {
                 ))
             };
         }
-        let table = Loaded::read(source, N)?;
-        // A concurrent install of the same text is as good as ours.
-        let t = slot.get_or_init(|| table);
-        if t.text == source {
-            Ok(())
-        } else {
-            Err("another description was installed at the same time".into())
-        }
+        let table = Box::new(Loaded::read(source, N)?);
+        slot::<N>().store(Box::into_raw(table), Ordering::Release);
+        Ok(())
     }
 
     fn installed() -> bool {

@@ -75,8 +75,8 @@
 //! [`read`] reports every problem it can find, each as a [`Diagnostic`]
 //! with the file, line and column and what to do.
 
-pub mod engine;
 pub mod documentation;
+pub mod engine;
 pub mod registry;
 pub mod schematic;
 pub mod units;
