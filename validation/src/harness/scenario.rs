@@ -299,6 +299,10 @@ struct Spec {
     step_sizes: Vec<f64>,
     #[serde(default)]
     signals: serde_json::Map<String, serde_json::Value>,
+    /// `<Model>/<scenario>` of a twin: a described circuit's FMU run on
+    /// the scenario of the written-out circuit it reproduces (its inputs,
+    /// reference, options, bounds and parameters).
+    twin_of: Option<String>,
 }
 
 /// One validation scenario: `scenario.json` with its options and inputs.
@@ -344,12 +348,30 @@ impl Scenario {
                 .unwrap_or_default()
         };
         let parent_name = folder_name(absolute.parent());
-        let model = spec.model.unwrap_or_else(|| parent_name.clone());
+        let model = spec.model.clone().unwrap_or_else(|| parent_name.clone());
         ensure!(
             model == parent_name,
             "{}: model {model:?} but the folder is {parent_name:?}",
             spec_path.display()
         );
+        if let Some(twin) = &spec.twin_of {
+            let (twin_model, twin_name) = twin.split_once('/').with_context(|| {
+                format!(
+                    "{}: twin_of must be <Model>/<scenario>, not {twin:?}",
+                    spec_path.display()
+                )
+            })?;
+            let mut scenario = Self::named(twin_model, twin_name)
+                .with_context(|| format!("{}: its twin {twin}", spec_path.display()))?;
+            scenario.model = model;
+            scenario.name = spec
+                .scenario
+                .unwrap_or_else(|| folder_name(Some(&absolute)));
+            if let Some(d) = spec.description {
+                scenario.description = d;
+            }
+            return Ok(scenario);
+        }
         let name = spec
             .scenario
             .unwrap_or_else(|| folder_name(Some(&absolute)));
