@@ -1201,9 +1201,12 @@ impl<'a> Reader<'a> {
             Resolved::Unknown => return None,
             Resolved::State(k, i) => (
                 OutputSource::State(i),
-                parts[k]
-                    .kind
-                    .map_or("1", |kind| kind.states.get(i).map_or("1", |s| s.1)),
+                match (parts[k].kind, parts[k].part.as_ref()) {
+                    (Some(kind), Some(part)) => {
+                        kind.state_unit(part.states()[i].name).unwrap_or("1")
+                    }
+                    _ => "1",
+                },
             ),
             Resolved::Across(at, v) => (
                 OutputSource::Across {

@@ -105,7 +105,9 @@ pub struct PartType {
     pub description: &'static str,
     /// Its parameters.
     pub parameters: &'static [Parameter],
-    /// Its states (name, SI unit), in the part's order.
+    /// Its states (name, SI unit), in the part's order. A name ending in
+    /// `<k>` stands for a numbered series (`p<k>`: `p1`, `p2`, ...; how
+    /// many, the parameters say).
     pub states: &'static [(&'static str, &'static str)],
     build: fn(&Values) -> Result<Arc<dyn Part>, String>,
 }
@@ -114,6 +116,20 @@ impl PartType {
     /// The parameter named `name`.
     pub fn parameter(&self, name: &str) -> Option<&'static Parameter> {
         self.parameters.iter().find(|p| p.name == name)
+    }
+
+    /// The SI unit of the state named `name` (a series `p<k>` matches
+    /// `p` followed by a number), if the type has it.
+    pub fn state_unit(&self, name: &str) -> Option<&'static str> {
+        self.states.iter().find_map(|&(state, unit)| {
+            let matches = match state.strip_suffix("<k>") {
+                Some(stem) => name.strip_prefix(stem).is_some_and(|k| {
+                    !k.is_empty() && !k.starts_with('0') && k.bytes().all(|c| c.is_ascii_digit())
+                }),
+                None => state == name,
+            };
+            matches.then_some(unit)
+        })
     }
 
     /// Builds the part from checked values (every required one given,
@@ -349,6 +365,140 @@ fn arc<P: Part + 'static>(p: Result<P, String>) -> Result<Arc<dyn Part>, String>
 /// project sets none: 0.1 bar.
 const P_TR: f64 = 1e4;
 
+/// The hose parts' parameters: the HoseH/G/Y/Z FMUs' (their defaults,
+/// `components/circuits/hose-line/MODEL.md`) and the start.
+const HOSE: [Parameter; 23] = [
+    default(
+        "n",
+        "1",
+        1.0,
+        "Number of lumped segments, a whole number from 1 to 14",
+    ),
+    default("L_hose", "m", 2.0, "Hose length"),
+    default("d", "m", 0.016, "Inner diameter"),
+    default("p_ref", "Pa", 1e7, "Reference pressure of the wall law"),
+    default("x_ref", "m", 3.508e-5, "Radial wall deformation at p_ref"),
+    default(
+        "b",
+        "m",
+        2e-5,
+        "Hysteresis width of the wall (checked, not used: the line has no hysteresis, as the hose FMUs)",
+    ),
+    default(
+        "v_lim",
+        "m/s",
+        1e-4,
+        "Saturation velocity of the wall hysteresis",
+    ),
+    default(
+        "h",
+        "N s/m",
+        200.0,
+        "Wall damping (checked; the wall is quasi-static)",
+    ),
+    default(
+        "kn",
+        "1",
+        0.011,
+        "Frequency correction kL = kC = (2/pi)^(1/n) + kn (n - 1)",
+    ),
+    default(
+        "kr1",
+        "1",
+        1.4,
+        "Resistance correction kr = kr1 - kr2 (n - 1)",
+    ),
+    default("kr2", "1", 0.1, "Resistance correction slope"),
+    default("zeta", "1", 2.0, "Local loss coefficient per segment"),
+    default("lambda", "1", 0.04, "Turbulent friction coefficient"),
+    default(
+        "Al",
+        "1",
+        64.0,
+        "Laminar coefficient (64: Hagen-Poiseuille)",
+    ),
+    default(
+        "T",
+        "1",
+        313.15,
+        "Fluid temperature in kelvin, as a plain number (descriptions have no temperature unit)",
+    ),
+    default("nu0", "m2/s", 46e-6, "Kinematic viscosity at T"),
+    default("rho15", "kg/m3", 875.0, "Density at 15 degC"),
+    default("vol0", "1", 0.08, "Relative air volume at p_m = 0"),
+    default("ka", "1", 1.4, "Polytropic exponent of the air"),
+    default("p0", "Pa", 1e5, "Atmospheric pressure of the air law"),
+    default(
+        "tangent_wall_slope",
+        "1",
+        0.0,
+        "1: the full derivative dx/dp_m in the compliance; 0: the slope with the stiffness held",
+    ),
+    default(
+        "q0",
+        "m3/s",
+        0.0,
+        "Through flow of the steady state the hose starts in",
+    ),
+    default(
+        "p_start",
+        "Pa",
+        0.0,
+        "Start pressure at the end whose pressure the hose does not set (HoseH: at B; HoseG, HoseY: at A; HoseZ: its last node, at B)",
+    ),
+];
+
+/// The hose parts' states: node pressures, then branch flows, from A to B.
+const HOSE_STATES: [(&str, &str); 2] = [("p<k>", "Pa"), ("q<k>", "m3/s")];
+
+/// A hose part of causal form `form` from the checked values.
+fn hose(form: parts::HoseForm, v: &Values) -> Result<Arc<dyn Part>, String> {
+    let n = v.get("n");
+    if !(n.fract() == 0.0 && (1.0..=parts::HOSE_MAX_SEGMENTS as f64).contains(&n)) {
+        return Err(format!(
+            "number of segments n = {n} must be a whole number from 1 to {}",
+            parts::HOSE_MAX_SEGMENTS
+        ));
+    }
+    let slope = v.get("tangent_wall_slope");
+    let wall_slope = if slope == 1.0 {
+        hydraulics::hose::WallSlope::Tangent
+    } else if slope == 0.0 {
+        hydraulics::hose::WallSlope::FrozenStiffness
+    } else {
+        return Err(format!("tangent_wall_slope = {slope} must be 0 or 1"));
+    };
+    let params = hydraulics::hose::HoseParameters {
+        hose_length: v.get("L_hose"),
+        d: v.get("d"),
+        p_ref: v.get("p_ref"),
+        x_ref: v.get("x_ref"),
+        b: v.get("b"),
+        v_lim: v.get("v_lim"),
+        h: v.get("h"),
+        kn: v.get("kn"),
+        kr1: v.get("kr1"),
+        kr2: v.get("kr2"),
+        zeta: v.get("zeta"),
+        lambda: v.get("lambda"),
+        al: v.get("Al"),
+        temperature: v.get("T") - 273.15,
+        nu0: v.get("nu0"),
+        rho15: v.get("rho15"),
+        vol0: v.get("vol0"),
+        ka: v.get("ka"),
+        p0: v.get("p0"),
+        wall_slope,
+    };
+    arc(parts::Hose::new(
+        form,
+        &params,
+        n as usize,
+        v.get("q0"),
+        v.get("p_start"),
+    ))
+}
+
 const MACHINE: [Parameter; 5] = [
     required(
         "D",
@@ -366,7 +516,7 @@ const MACHINE: [Parameter; 5] = [
     ),
 ];
 
-static PART_TYPES: [PartType; 19] = [
+static PART_TYPES: [PartType; 23] = [
     PartType {
         name: "Tank",
         description: "A reservoir at a fixed pressure; port T",
@@ -822,6 +972,34 @@ static PART_TYPES: [PartType; 19] = [
             ))
         },
     },
+    PartType {
+        name: "HoseH",
+        description: "A hydraulic hose of n lumped segments (Grossschmidt and Harf 2017), causal form H: it sets the pressure at A (a volume port) and the flow at B; segment C - R - L; n node pressures and n branch flows, numbered from A to B",
+        parameters: &HOSE,
+        states: &HOSE_STATES,
+        build: |v| hose(parts::HoseForm::H, v),
+    },
+    PartType {
+        name: "HoseG",
+        description: "A hydraulic hose of n lumped segments (Grossschmidt and Harf 2017), causal form G: it sets the flow at A and the pressure at B (a volume port); segment L - R - C; n node pressures and n branch flows, numbered from A to B",
+        parameters: &HOSE,
+        states: &HOSE_STATES,
+        build: |v| hose(parts::HoseForm::G, v),
+    },
+    PartType {
+        name: "HoseY",
+        description: "A hydraulic hose of n lumped segments (Grossschmidt and Harf 2017), causal form Y: it sets the flows at A and B; segment L/2 - R/2 - C - R/2 - L/2; n node pressures and n + 1 branch flows, numbered from A to B",
+        parameters: &HOSE,
+        states: &HOSE_STATES,
+        build: |v| hose(parts::HoseForm::Y, v),
+    },
+    PartType {
+        name: "HoseZ",
+        description: "A hydraulic hose of n lumped segments (Grossschmidt and Harf 2017), causal form Z: it sets the pressures at A and B (volume ports); segment C/2 - R/2 - L - R/2 - C/2; n + 1 node pressures and n branch flows, numbered from A to B",
+        parameters: &HOSE,
+        states: &HOSE_STATES,
+        build: |v| hose(parts::HoseForm::Z, v),
+    },
 ];
 
 #[cfg(test)]
@@ -882,6 +1060,48 @@ mod tests {
             "docs/circuit-files.md is out of date: paste registry::markdown() into it \
              (cargo test -p circuit-file -- --ignored write_the_documentation_tables):\n{table}"
         );
+    }
+
+    #[test]
+    fn a_state_s_unit_is_found_by_name_and_series() {
+        let hose = part_type("HoseH").unwrap();
+        assert_eq!(hose.state_unit("p1"), Some("Pa"));
+        assert_eq!(hose.state_unit("p14"), Some("Pa"));
+        assert_eq!(hose.state_unit("q7"), Some("m3/s"));
+        for not in ["p", "p0", "q01", "px", "r1", "p1a"] {
+            assert_eq!(hose.state_unit(not), None, "{not}");
+        }
+        let chamber = part_type("Chamber").unwrap();
+        assert_eq!(chamber.state_unit("p"), Some("Pa"));
+        assert_eq!(chamber.state_unit("p1"), None);
+    }
+
+    /// Every hose part type builds from its defaults (n = 1), and refuses
+    /// a segment count that is not a whole number in 1..14.
+    #[test]
+    fn hose_types_build_and_check_their_segment_count() {
+        for name in ["HoseH", "HoseG", "HoseY", "HoseZ"] {
+            let t = part_type(name).unwrap();
+            let mut v = Values::default();
+            for p in t.parameters {
+                if let Need::Default(d) = p.need {
+                    v.set(p.name, d);
+                }
+            }
+            let part = t.build(&v).unwrap();
+            let states: Vec<&str> = part.states().iter().map(|s| s.name).collect();
+            assert!(
+                states.iter().all(|s| t.state_unit(s).is_some()),
+                "{states:?}"
+            );
+            for bad in [0.0, 2.5, 15.0] {
+                v.set("n", bad);
+                assert!(t.build(&v).unwrap_err().contains("whole number"), "{bad}");
+            }
+            v.set("n", 3.0);
+            v.set("tangent_wall_slope", 0.5);
+            assert!(t.build(&v).unwrap_err().contains("0 or 1"));
+        }
     }
 
     #[test]

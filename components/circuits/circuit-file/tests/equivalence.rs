@@ -175,10 +175,10 @@ fn compare<M: Model<N>, const N: usize, const K: usize>(
         let shown = i.display_unit.as_ref().map(|d| d.name.as_str());
         assert_eq!(r.display_unit, shown, "display unit of {}", r.name);
     }
-    assert_eq!(c.experiment.stop_time, Some(M::INFO.stop_time));
-    assert_eq!(c.experiment.step_size, Some(M::INFO.step_size));
+    assert_eq!(c.experiment.stop_time, Some(M::info().stop_time));
+    assert_eq!(c.experiment.step_size, Some(M::info().step_size));
     assert_eq!(c.experiment.tolerance, Some(SolverSettings::default().rtol));
-    assert_ne!(c.name, M::INFO.name, "the model identifiers must differ");
+    assert_ne!(c.name, M::info().name, "the model identifiers must differ");
 
     let widen = |x: &SVector<f64, K>| {
         let mut y = SVector::<f64, N>::zeros();
@@ -462,4 +462,50 @@ fn lift_actuator_file_is_the_hand_written_circuit() {
         steps: 5000,
     };
     compare::<LiftActuator, 6, 6>(&m, &c, &samples, &scenario, &[]);
+}
+
+/// HoseH with n = 7, scenario `HoseH/step_n7`: n = 7 and b = 0 on the
+/// hand-written FMU (the file writes them out), Q1 = 5e-4 m3/s, p2 steps
+/// from 1e7 Pa to 1.1e7 Pa at t = 0.01 s, 0.2 s at 1e-4 s from the steady
+/// state of the start values. The hose part carries the hand-written
+/// FMU's nominal values (1e6 Pa, 1e-4 m3/s), so the run with the part's
+/// own nominal values is the same run and held to the same bound.
+#[test]
+fn hose_h7_file_is_the_hand_written_hose() {
+    use fmu_core::{Context, ResourceFolder, Table};
+    use hose_line::{HoseH, NX};
+    let set = [("n", 7.0), ("b", 0.0)];
+    let mut rows = Vec::new();
+    <HoseH as Table>::Params::rows(&mut rows);
+    let mut values: Vec<f64> = rows.iter().map(|r| r.start).collect();
+    for (name, v) in set {
+        let at = rows.iter().position(|r| r.name == name).unwrap();
+        values[at] = v;
+    }
+    let params = <HoseH as Table>::Params::from_values(&values);
+    let none = ResourceFolder::Unavailable("no resource folder in process".into());
+    let m = HoseH::configure(&params, &Context::new(&none)).unwrap();
+    let c = example("hose_h7.toml");
+    let names: Vec<String> = (1..=7)
+        .map(|k| format!("hose.p{k}"))
+        .chain((1..=7).map(|k| format!("hose.q{k}")))
+        .collect();
+    assert_eq!(c.assembly.state_names(), names.as_slice());
+    let nominal = m.nominal();
+    assert_eq!(c.assembly.nominal(), &nominal.as_slice()[..14]);
+    let mut lo = [9e6; 14];
+    let mut hi = [1.3e7; 14];
+    for k in 7..14 {
+        (lo[k], hi[k]) = (-1e-3, 2e-3);
+    }
+    let samples = spread(lo, hi, &[-1e-3, 5e6], &[2e-3, 1.5e7], 300);
+    let scenario = Scenario {
+        inputs: vec![(0, vec![5e-4, 1e7]), (100, vec![5e-4, 1.1e7])],
+        step: 1e-4,
+        steps: 2000,
+    };
+    let fig = compare::<HoseH, NX, 14>(&m, &c, &samples, &scenario, &set);
+    for (name, rms) in &fig.rms_own_nominal {
+        assert!(*rms <= 1e-9, "{name}, the part's nominal values: {rms:e}");
+    }
 }

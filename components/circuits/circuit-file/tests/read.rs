@@ -334,6 +334,52 @@ display_unit = "kN"
     assert!((y[1] + (5e6 * 20e-4 - 1e6 * 10e-4)).abs() < 1e-6, "{y:?}");
 }
 
+/// A hose's states are a numbered series (`p<k>`, `q<k>`): an output of
+/// one has its unit; its segment count must be a whole number.
+#[test]
+fn hose_states_have_their_units_and_the_segment_count_is_whole() {
+    let text = r#"
+[circuit]
+name = "Line"
+[parts.s]
+type = "PressureSource"
+p_s = "100 bar"
+[parts.hose]
+type = "HoseG"
+n = 4
+[parts.o]
+type = "Orifice"
+k = 1e-8
+[parts.t]
+type = "Tank"
+[[nodes]]
+ports = ["s.P", "hose.A"]
+[[nodes]]
+ports = ["hose.B", "o.A"]
+[[nodes]]
+ports = ["o.B", "t.T"]
+[[outputs]]
+name = "p_end"
+of = "hose.p4"
+display_unit = "bar"
+[[outputs]]
+name = "q_in"
+of = "hose.q1"
+display_unit = "L/min"
+"#;
+    let c = ok(text);
+    assert_eq!(c.assembly.state_count(), 8);
+    assert_eq!(c.outputs[0].unit, "Pa");
+    assert_eq!(c.outputs[1].unit, "m3/s");
+    let all = errors(&text.replace("n = 4", "n = 4.5"));
+    assert!(
+        all.iter().any(|e| e.contains("whole number from 1 to 14")),
+        "{all:?}"
+    );
+    let all = errors(&text.replace("hose.p4", "hose.p5"));
+    assert!(all.iter().any(|e| e.contains("names nothing")), "{all:?}");
+}
+
 #[test]
 fn every_part_type_builds_from_a_description() {
     // One line of required parameters per type, each checked through the
@@ -382,6 +428,10 @@ fn every_part_type_builds_from_a_description() {
             "DirectionalValve",
             "cv = 1e-7\nu_nom = \"10 V\"\nc1 = 0.05\nc2 = 0.05",
         ),
+        ("HoseH", ""),
+        ("HoseG", "n = 3"),
+        ("HoseY", "n = 2\nL_hose = \"5 m\""),
+        ("HoseZ", "n = 14\nq0 = \"30 L/min\"\np_start = \"100 bar\""),
     ];
     assert_eq!(required.len(), circuit_file::registry::part_types().len());
     for (kind, params) in required {

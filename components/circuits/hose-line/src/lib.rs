@@ -24,5 +24,5 @@ pub mod network;
 pub mod params;
 
 pub use model::{Form, HoseG, HoseH, HoseModel, HoseY, HoseZ, MAX_SEGMENTS, NX};
-pub use network::{Boundary, Line};
+pub use network::{Boundary, Column, Line, NO_PARTIALS};
 pub use params::HoseParams;

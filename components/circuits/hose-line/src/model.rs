@@ -159,37 +159,12 @@ where
         })
     }
 
-    /// The segment's coefficients at the wall's reference pressure (H1-H6).
+    /// The segment's coefficients at the wall's reference pressure (H1-H6)
+    /// and the initial outlet pressure of form Z.
     fn derived(&self) -> Vec<Derived> {
-        let seg = &self.line.segment;
-        let at = seg.state(seg.wall.p_ref);
-        vec![
-            Derived::positive(
-                "k_ref, the wall's reference stiffness (H1)",
-                "N/m",
-                seg.wall.reference_stiffness(),
-            ),
-            Derived::positive("rho at p_ref (H3)", "kg/m3", at.fluid.rho),
-            Derived::positive("nu at p_ref (H3)", "m2/s", at.fluid.nu),
-            Derived::positive(
-                "kC C of a segment at p_ref (H4, H6)",
-                "m3/Pa",
-                at.corrected_compliance(),
-            ),
-            Derived::finite("dC/dp_m at p_ref (H4)", "m3/Pa2", at.compliance_dp()),
-            Derived::positive(
-                "kL L of a segment at p_ref (H5, H6)",
-                "kg/m4",
-                at.corrected_inertance(),
-            ),
-            Derived::finite("RL of a segment at p_ref (H5)", "Pa s/m3", at.flow.laminar),
-            Derived::finite(
-                "RT of a segment at p_ref (H5)",
-                "Pa s2/m6",
-                at.flow.turbulent,
-            ),
-            Derived::finite("p_level (form Z)", "Pa", self.p_level),
-        ]
+        let mut d = self.line.derived();
+        d.push(Derived::finite("p_level (form Z)", "Pa", self.p_level));
+        d
     }
 
     /// The steady state at the inputs' values (the scenario's operating

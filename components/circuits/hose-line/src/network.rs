@@ -2,8 +2,8 @@
 //! between pressure points (H7, chained for n segments).
 
 use arrayvec::ArrayVec;
-use fmu_core::DynBlock;
 use fmu_core::nalgebra::{SMatrix, SVector};
+use fmu_core::{Derived, DynBlock};
 use hydraulics::hose::{HoseSegment, SegmentState};
 
 /// Largest number of nodes or branches of a line (n + 1 for n <= 14).
@@ -69,6 +69,25 @@ pub struct Branch {
     to: Point,
     shares: Shares,
 }
+
+/// What a partial derivative of a line's rates is taken with respect to
+/// ([`Line::evaluate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    /// The state of this index (nodes block, then branches block).
+    State(usize),
+    /// The inlet pressure p1 of the boundary.
+    P1,
+    /// The outlet pressure p2 of the boundary.
+    P2,
+    /// The inlet flow Q1 of the boundary.
+    Q1,
+    /// The outlet flow Q2 of the boundary.
+    Q2,
+}
+
+/// [`Line::evaluate`] without partial derivatives.
+pub const NO_PARTIALS: Option<fn(usize, Column, f64)> = None;
 
 /// Boundary values of a line (the FMU's inputs), SI units.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -280,6 +299,39 @@ impl Line {
         l
     }
 
+    /// The segment's coefficients at the wall's reference pressure (H1-H6),
+    /// for the checks of a model or part built on the line.
+    pub fn derived(&self) -> Vec<Derived> {
+        let seg = &self.segment;
+        let at = seg.state(seg.wall.p_ref);
+        vec![
+            Derived::positive(
+                "k_ref, the wall's reference stiffness (H1)",
+                "N/m",
+                seg.wall.reference_stiffness(),
+            ),
+            Derived::positive("rho at p_ref (H3)", "kg/m3", at.fluid.rho),
+            Derived::positive("nu at p_ref (H3)", "m2/s", at.fluid.nu),
+            Derived::positive(
+                "kC C of a segment at p_ref (H4, H6)",
+                "m3/Pa",
+                at.corrected_compliance(),
+            ),
+            Derived::finite("dC/dp_m at p_ref (H4)", "m3/Pa2", at.compliance_dp()),
+            Derived::positive(
+                "kL L of a segment at p_ref (H5, H6)",
+                "kg/m4",
+                at.corrected_inertance(),
+            ),
+            Derived::finite("RL of a segment at p_ref (H5)", "Pa s/m3", at.flow.laminar),
+            Derived::finite(
+                "RT of a segment at p_ref (H5)",
+                "Pa s2/m6",
+                at.flow.turbulent,
+            ),
+        ]
+    }
+
     /// Number of states in use: node pressures first, then branch flows.
     pub fn states(&self) -> usize {
         self.n_nodes + self.n_branches
@@ -340,7 +392,36 @@ impl Line {
         x: &SVector<f64, N>,
         b: &Boundary,
         rates: &mut SVector<f64, N>,
-        mut jac: Option<&mut SMatrix<f64, N, N>>,
+        jac: Option<&mut SMatrix<f64, N, N>>,
+    ) {
+        match jac {
+            Some(j) => self.evaluate(
+                x.as_slice(),
+                b,
+                rates.as_mut_slice(),
+                Some(|row: usize, column: Column, value: f64| {
+                    if let Column::State(c) = column {
+                        j[(row, c)] += value;
+                    }
+                }),
+            ),
+            None => self.evaluate(x.as_slice(), b, rates.as_mut_slice(), NO_PARTIALS),
+        }
+    }
+
+    /// Rates of the states `x` (H7 for the form's chain) into `rates` (node
+    /// rates in the node block, flow rates in the branch block; the rest
+    /// left alone) and, if `partial` is given, every non-zero partial
+    /// derivative of a rate with respect to a state or a boundary value,
+    /// as `partial(row, column, value)`; a `(row, column)` may come more
+    /// than once, its terms are to be added. The boundary values a form
+    /// does not read have no partials.
+    pub fn evaluate<F: FnMut(usize, Column, f64)>(
+        &self,
+        x: &[f64],
+        b: &Boundary,
+        rates: &mut [f64],
+        mut partial: Option<F>,
     ) {
         let (nodes, branches) = (self.node_block(), self.branch_block());
         // The segment states of this evaluation, on the stack and only as
@@ -348,22 +429,28 @@ impl Line {
         // times per substep: nothing written for the unused capacity).
         let mut seg: ArrayVec<SegmentState, MAX_ELEMENTS> = ArrayVec::new();
         for s in 0..self.n {
-            seg.push(self.segment.state(self.mean_pressure(x.as_slice(), b, s)));
+            seg.push(self.segment.state(self.mean_pressure(x, b, s)));
         }
         let st = |s: usize| -> &SegmentState { &seg[s] };
-        // d(p_m of segment s)/d(node k): the weight of that node.
-        let dpm = |s: usize, k: usize| -> f64 {
+        // The column of a pressure point.
+        let column = |p: Point| match p {
+            Point::Node(k) => Column::State(nodes.index(k)),
+            Point::Inlet => Column::P1,
+            Point::Outlet => Column::P2,
+        };
+        // The pressure points segment s's p_m depends on, with d(p_m)/d(point).
+        let pm_points = |s: usize| {
             self.seg_points[s]
                 .iter()
-                .filter(|(p, _)| *p == Point::Node(k))
-                .map(|(_, w)| w)
-                .sum()
-        };
-        let node_cols = |s: usize| {
-            self.seg_points[s].iter().filter_map(|&(p, w)| match p {
-                Point::Node(k) if w != 0.0 => Some(k),
-                _ => None,
-            })
+                .filter(|(_, w)| *w != 0.0)
+                .map(move |&(p, _)| {
+                    let d: f64 = self.seg_points[s]
+                        .iter()
+                        .filter(|(q, _)| *q == p)
+                        .map(|(_, w)| w)
+                        .sum();
+                    (column(p), d)
+                })
         };
         // Nodes: kC * sum(frac C) dP/dt = net inflow.
         for k in 0..self.n_nodes {
@@ -385,21 +472,27 @@ impl Line {
                 .map(|(s, f)| f * st(s).corrected_compliance())
                 .sum();
             rates[row] = inflow / cap;
-            if let Some(j) = jac.as_mut() {
+            if let Some(j) = partial.as_mut() {
                 for jb in 0..self.n_branches {
                     let br = &self.branches[jb];
                     if br.to == Point::Node(k) {
-                        j[(row, branches.index(jb))] += 1.0 / cap;
+                        j(row, Column::State(branches.index(jb)), 1.0 / cap);
                     }
                     if br.from == Point::Node(k) {
-                        j[(row, branches.index(jb))] -= 1.0 / cap;
+                        j(row, Column::State(branches.index(jb)), -1.0 / cap);
                     }
+                }
+                if node.inlet_flow != 0 {
+                    j(row, Column::Q1, f64::from(node.inlet_flow) / cap);
+                }
+                if node.outlet_flow != 0 {
+                    j(row, Column::Q2, f64::from(node.outlet_flow) / cap);
                 }
                 // Capacity through p_m: -inflow/cap^2 * dcap/dP.
                 for (s, f) in node.shares.iter() {
                     let dcap = f * st(s).k_c * st(s).compliance_dp();
-                    for col in node_cols(s) {
-                        j[(row, nodes.index(col))] += -inflow / (cap * cap) * dcap * dpm(s, col);
+                    for (col, d) in pm_points(s) {
+                        j(row, col, -inflow / (cap * cap) * dcap * d);
                     }
                 }
             }
@@ -409,8 +502,7 @@ impl Line {
             let br = &self.branches[jb];
             let row = branches.index(jb);
             let q = x[row];
-            let drive =
-                self.pressure(x.as_slice(), b, br.from) - self.pressure(x.as_slice(), b, br.to);
+            let drive = self.pressure(x, b, br.from) - self.pressure(x, b, br.to);
             let loss: f64 = br.shares.iter().map(|(s, f)| f * st(s).loss(q)).sum();
             let ind: f64 = br
                 .shares
@@ -419,22 +511,16 @@ impl Line {
                 .sum();
             let num = drive - loss;
             rates[row] = num / ind;
-            if let Some(j) = jac.as_mut() {
+            if let Some(j) = partial.as_mut() {
                 let dq: f64 = br.shares.iter().map(|(s, f)| f * st(s).loss_dq(q)).sum();
-                j[(row, row)] += -dq / ind;
-                if let Point::Node(k) = br.from {
-                    j[(row, nodes.index(k))] += 1.0 / ind;
-                }
-                if let Point::Node(k) = br.to {
-                    j[(row, nodes.index(k))] -= 1.0 / ind;
-                }
+                j(row, Column::State(row), -dq / ind);
+                j(row, column(br.from), 1.0 / ind);
+                j(row, column(br.to), -1.0 / ind);
                 for (s, f) in br.shares.iter() {
                     let dloss = f * st(s).loss_dp(q);
                     let dind = f * st(s).k_l * st(s).inertance_dp();
-                    for col in node_cols(s) {
-                        let d = dpm(s, col);
-                        j[(row, nodes.index(col))] +=
-                            (-dloss * d) / ind - num / (ind * ind) * dind * d;
+                    for (col, d) in pm_points(s) {
+                        j(row, col, (-dloss * d) / ind - num / (ind * ind) * dind * d);
                     }
                 }
             }
@@ -454,6 +540,73 @@ impl Line {
         };
         self.fill(b, p_level, through, x);
         Ok(())
+    }
+
+    /// The steady state with the through flow `q` (all flow states `q`)
+    /// and the pressure `p_known` at the end whose pressure the line does
+    /// not hold as a state: the outlet pressure p2 (form H), the inlet
+    /// pressure p1 (forms G and Y), or the pressure of the last node at
+    /// the outlet (form Z, whose pressure level is free). The pressures
+    /// are marched along the line with the segments' steady losses, as
+    /// [`Line::steady_state`] does; returns the boundary values of that
+    /// steady state (form Y: its outlet pressure p2, found by marching
+    /// again until it no longer changes, since the last segment's p_m
+    /// depends on it).
+    pub fn steady_state_for_flow(&self, q: f64, p_known: f64, x: &mut [f64]) -> Boundary {
+        match self.form {
+            Form::H => {
+                let b = Boundary {
+                    q1: q,
+                    p2: p_known,
+                    ..Default::default()
+                };
+                self.fill(&b, 0.0, q, x);
+                b
+            }
+            Form::G => {
+                let b = Boundary {
+                    p1: p_known,
+                    q2: q,
+                    ..Default::default()
+                };
+                self.fill(&b, 0.0, q, x);
+                b
+            }
+            Form::Z => {
+                let b = Boundary {
+                    q1: q,
+                    q2: q,
+                    ..Default::default()
+                };
+                self.fill(&b, p_known, q, x);
+                b
+            }
+            Form::Y => {
+                let mut b = Boundary {
+                    p1: p_known,
+                    p2: p_known,
+                    ..Default::default()
+                };
+                for _ in 0..50 {
+                    self.fill(&b, p_known, q, x);
+                    let last = self.n_branches - 1;
+                    let seg = self.segment_states(x, &b);
+                    let drop: f64 = self.branches[last]
+                        .shares
+                        .iter()
+                        .map(|(s, f)| f * seg[s].as_ref().expect("segment").loss(q))
+                        .sum();
+                    let p2 = x[self.node_block().index(self.n_nodes - 1)] - drop;
+                    let change = (p2 - b.p2).abs();
+                    b.p2 = p2;
+                    if change <= 1e-12 * p_known.abs().max(1.0) {
+                        break;
+                    }
+                }
+                self.fill(&b, p_known, q, x);
+                b
+            }
+        }
     }
 
     /// Pressures for a through flow `q`: marched from the known pressure.

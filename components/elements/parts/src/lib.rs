@@ -14,7 +14,8 @@
 //! force, torque) counts positive *into* the part at its port. A part that
 //! sets a node's pressure (motion) is a volume (body): [`Tank`],
 //! [`PressureSource`], [`Chamber`], [`Accumulator`], [`ChamberCylinder`]
-//! (the volume of its two chambers); [`Inertia`]; [`Mass`], [`LuGreMass`].
+//! (the volume of its two chambers); [`Inertia`]; [`Mass`], [`LuGreMass`];
+//! a [`Hose`] at the ends where its form sets the pressure.
 //! The others set the flows (forces, torques) from the pressures and
 //! motions they are given: [`Orifice`], [`ReliefValve`], [`CheckValve`],
 //! [`CounterbalanceValve`], [`ConstantFlowPump`],
@@ -44,6 +45,7 @@
 //! | [`Mass`] | `rod` (position, velocity) | `s`, `v` |
 //! | [`LuGreMass`] | `rod` (position, velocity) | `s`, `v`, `z` |
 //! | [`PressureCompensator`] | `P`, `A`, `LA`, `LB` (flow) | `K` |
+//! | [`Hose`] (forms H, G, Y, Z) | `A`, `B` (H: pressure, flow; G: flow, pressure; Y: flow, flow; Z: pressure, pressure) | `p1`.., `q1`.. |
 
 mod accumulator;
 mod chamber;
@@ -55,6 +57,7 @@ mod constant_flow_pump;
 mod counterbalance_valve;
 mod cylinder;
 mod directional_valve;
+mod hose;
 mod inertia;
 mod lugre_mass;
 mod mass;
@@ -75,6 +78,7 @@ pub use constant_flow_pump::ConstantFlowPump;
 pub use counterbalance_valve::CounterbalanceValve;
 pub use cylinder::Cylinder;
 pub use directional_valve::DirectionalValve;
+pub use hose::{Hose, HoseForm, MAX_SEGMENTS as HOSE_MAX_SEGMENTS};
 pub use inertia::Inertia;
 pub use lugre_mass::LuGreMass;
 pub use mass::Mass;

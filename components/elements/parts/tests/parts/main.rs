@@ -5,5 +5,6 @@
 
 mod causality;
 mod common;
+mod hose;
 mod jacobians;
 mod physics;
