@@ -1,8 +1,8 @@
 //! The schematics of the hand-written circuits, kept current: each
-//! circuit's physical parts as part types of the registry (a labelled box
-//! where the library has no such part: the pressure compensator and the
-//! shuttle valve of the valve drive), drawn by `circuit_file::schematic`
-//! into an SVG file in the circuit's crate, which its documentation page
+//! circuit's physical parts as part types of the registry (the valve
+//! drive's pressure compensator with its shuttle valve is the
+//! PressureCompensator part), drawn by `circuit_file::schematic` into an
+//! SVG file in the circuit's crate, which its documentation page
 //! includes. A change to the drawing changes these files; write them anew
 //! with `cargo test -p circuit-file --test hand_written_schematics -- --ignored`.
 
@@ -28,17 +28,15 @@ const VALVE_CYLINDER: Drawing = Drawing {
         ("Vv", "Chamber"),
         ("spool", "Spool"),
         ("valve", "DirectionalValve"),
-        ("shuttle", "ShuttleValve"),
         ("cylinder", "ChamberCylinder"),
         ("mass", "Mass"),
     ],
     nodes: &[
-        (H, "pump.P compensator.in"),
-        (H, "compensator.out Vv.A valve.P"),
+        (H, "pump.P compensator.P"),
+        (H, "compensator.A Vv.A valve.P"),
         (Domain::Signal, "spool.Us valve.Us"),
-        (H, "valve.A cylinder.A shuttle.A"),
-        (H, "valve.B cylinder.B shuttle.B"),
-        (H, "shuttle.out compensator.psh"),
+        (H, "valve.A cylinder.A compensator.LA"),
+        (H, "valve.B cylinder.B compensator.LB"),
         (H, "valve.T tank.T"),
         (Domain::Translational, "cylinder.rod mass.rod"),
     ],

@@ -243,6 +243,29 @@ fn relief_valve() -> Symbol {
     symbol(40, 80, Tier::Line, ports, body)
 }
 
+/// A pressure compensator: a normally open throttle (the pressure valve
+/// with its arrow through) held open by its spring and closed by the
+/// higher of the two load pressures, chosen by a shuttle (the small circle)
+/// from the pilots `LA` and `LB`.
+fn compensator() -> Symbol {
+    let body = format!(
+        "{}<path d=\"M40 40H56M60 30V36M60 44V50M60 30H70M60 50H70\" stroke-dasharray=\"4 3\"/>\
+         <circle cx=\"60\" cy=\"40\" r=\"4\"/>",
+        pressure_valve(0, true)
+    );
+    let mut la = port("LA", 70, 30, Side::Right);
+    la.pilot = true;
+    let mut lb = port("LB", 70, 50, Side::Right);
+    lb.pilot = true;
+    let ports = vec![
+        port("P", 10, 0, Side::Up),
+        port("A", 10, 80, Side::Down),
+        la,
+        lb,
+    ];
+    symbol(70, 80, Tier::Line, ports, body)
+}
+
 fn check_valve() -> Symbol {
     let body = format!(
         "<path d=\"M10 0V22M10 46V70\"/>{}{}",
@@ -453,10 +476,13 @@ pub(crate) fn of(type_name: &str, ports: &[(&str, Domain)], label_width: i32) ->
         "Inertia" => inertia(),
         "Accumulator" => accumulator(),
         "Cylinder" | "ChamberCylinder" => cylinder(),
-        "Mass" => mass(),
+        "Mass" | "LuGreMass" => mass(),
+        "PressureCompensator" => compensator(),
         "Spool" => spool(),
         "DirectionalValve" => directional_valve(),
-        "Hose" | "HoseSegment" if names.len() <= 2 => hose(&names),
+        "Hose" | "HoseSegment" | "HoseH" | "HoseG" | "HoseY" | "HoseZ" if names.len() <= 2 => {
+            hose(&names)
+        }
         _ => return generic(ports, label_width),
     };
     let mut y = 0;
@@ -475,7 +501,7 @@ pub(crate) fn of(type_name: &str, ports: &[(&str, Domain)], label_width: i32) ->
 
 /// Every type with its own symbol (the rest are boxes).
 #[cfg(test)]
-pub(crate) const DRAWN: [&str; 20] = [
+pub(crate) const DRAWN: [&str; 26] = [
     "Tank",
     "PressureSource",
     "Orifice",
@@ -495,5 +521,11 @@ pub(crate) const DRAWN: [&str; 20] = [
     "DirectionalValve",
     "Hose",
     "HoseSegment",
+    "HoseH",
+    "HoseG",
+    "HoseY",
+    "HoseZ",
+    "LuGreMass",
+    "PressureCompensator",
     "Generic",
 ];
