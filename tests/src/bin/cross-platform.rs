@@ -212,9 +212,14 @@ fn unpack(fmu: &Path, dir: &Path) -> Result<ParsedDescription> {
     Ok(parse_model_description(&xml)?)
 }
 
-/// The model's shortest scenario (then the first by name).
-fn shortest_scenario(model: &str) -> Result<Scenario> {
+/// The model's shortest scenario (then the first by name); `None` when
+/// the model has none (a described circuit without a reference, such as
+/// an example of the description format).
+fn shortest_scenario(model: &str) -> Result<Option<Scenario>> {
     let root = workspace_root().join("validation/scenarios").join(model);
+    if !root.exists() {
+        return Ok(None);
+    }
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .with_context(|| format!("reading {}", root.display()))?
         .flatten()
@@ -233,6 +238,64 @@ fn shortest_scenario(model: &str) -> Result<Scenario> {
         }
     }
     best.with_context(|| format!("{model} has no scenario under {}", root.display()))
+        .map(Some)
+}
+
+/// What a model without a scenario is run with: its default experiment
+/// (at most 2 s), its inputs held at their start values, every output
+/// compared. The platforms are compared with each other, so no reference
+/// is needed.
+fn default_run(model: &str, d: &ParsedDescription) -> Result<Scenario> {
+    use model_description::Causality;
+    use validation::harness::scenario::{Inputs, Interpolation, Options, SignalBounds, Trace};
+    let experiment = d.default_experiment.clone().unwrap_or_default();
+    let step = experiment.step_size.unwrap_or(1e-3);
+    let stop = experiment.stop_time.unwrap_or(1.0).min(2.0);
+    ensure!(
+        stop > step,
+        "{model}: its default experiment is shorter than one step"
+    );
+    let inputs: Vec<_> = (d.variables.iter())
+        .filter(|v| v.causality == Causality::Input)
+        .collect();
+    let outputs: Vec<(String, SignalBounds)> = (d.variables.iter())
+        .filter(|v| v.causality == Causality::Output)
+        .map(|v| {
+            let bounds = SignalBounds {
+                rel_rms_percent: f64::INFINITY,
+                max_abs: f64::INFINITY,
+            };
+            (v.name.clone(), bounds)
+        })
+        .collect();
+    ensure!(!outputs.is_empty(), "{model} has no outputs to compare");
+    Ok(Scenario {
+        dir: workspace_root().join("validation/scenarios").join(model),
+        model: model.to_owned(),
+        name: "default-experiment".into(),
+        description: "the default experiment with the inputs at their start values".into(),
+        parameters: Vec::new(),
+        inputs: Inputs {
+            trace: Trace {
+                names: inputs.iter().map(|v| v.name.clone()).collect(),
+                time: vec![0.0],
+                columns: inputs
+                    .iter()
+                    .map(|v| vec![v.start.unwrap_or(0.0)])
+                    .collect(),
+            },
+            interpolation: Interpolation::Step,
+        },
+        signals: outputs,
+        options: Options {
+            start_time: 0.0,
+            stop_time: stop,
+            step_size: step,
+            rel_tol: None,
+        },
+        step_sizes: Vec::new(),
+        reference_file: String::new(),
+    })
 }
 
 /// Writes the plan of `case` for `runner` and returns its path.
@@ -472,7 +535,10 @@ fn main() -> Result<()> {
             }
             let dir = work.join("fmu").join(version.dist_folder()).join(&model);
             let description = unpack(&fmu, &dir)?;
-            let scenario = shortest_scenario(&model)?;
+            let scenario = match shortest_scenario(&model)? {
+                Some(s) => s,
+                None => default_run(&model, &description)?,
+            };
             let signals = scenario.signal_names().map(str::to_owned).collect();
             cases.push(Case {
                 model,
