@@ -7,7 +7,9 @@
 //! signal is never mistaken for a number); powers may be halves (a flow
 //! coefficient is m3/(s sqrt(Pa))). Angles are dimensionless: `rad`,
 //! `deg`, `rev` and `rpm` are named for the reader's sake and convert by
-//! their factor (`1500 rpm` is 157.08 rad/s, as is `157.08 1/s`).
+//! their factor (`1500 rpm` is 157.08 rad/s, as is `157.08 1/s`); `Hz`
+//! counts cycles per second (`80 Hz` is 502.65 rad/s: every frequency a
+//! part takes is an angular one).
 //!
 //! A unit is written as factors separated by spaces (or `*`), at most one
 //! `/` whose right side is one factor or a parenthesised product, each
@@ -270,7 +272,13 @@ pub const UNITS: [(&str, Scale, Dimension); 30] = [
     ("ms", Scale::dec(-3), Dimension::TIME),
     ("min", Scale::ratio(0, 60.0, 1.0), Dimension::TIME),
     ("h", Scale::ratio(0, 3600.0, 1.0), Dimension::TIME),
-    ("Hz", Scale::dec(0), Dimension::ANGULAR_VELOCITY),
+    // Cycles per second: like `rev` and `rpm`, a count of turns, so that a
+    // natural frequency written "80 Hz" is the 502.65 rad/s it means.
+    (
+        "Hz",
+        Scale::ratio(0, std::f64::consts::TAU, 1.0),
+        Dimension::ANGULAR_VELOCITY,
+    ),
     ("rad", Scale::dec(0), Dimension::ONE),
     (
         "deg",
@@ -588,6 +596,7 @@ mod tests {
             ("180 deg", std::f64::consts::PI, D::ONE),
             ("3 rad/s", 3.0, D::ANGULAR_VELOCITY),
             ("1500 rpm", 50.0 * std::f64::consts::PI, D::ANGULAR_VELOCITY),
+            ("80 Hz", 160.0 * std::f64::consts::PI, D::ANGULAR_VELOCITY),
             ("12 N m", 12.0, D::TORQUE),
             ("0.2 kg m2", 0.2, D::new(2, 1, 0, 0)),
             ("0.7 1", 0.7, D::ONE),
