@@ -115,7 +115,8 @@ def test_steady_speed_and_pressure_follow_the_parts_balances():
     assert ref["n_motor"][i] == pytest.approx(w_s, rel=1e-3)
     assert ref["n_motor"][i] == pytest.approx(ideal - (DR.c_p + DR.c_m) * ref["p_acc"][i] / DR.D_m, rel=2e-3)
     assert 0.94 < ref["n_motor"][i] / ideal < 0.97
-    assert ref["p_motor_end"][i] == pytest.approx(p_s, rel=3e-3)
+    # (the load still accelerates by 0.05 rad/s2 there: 0.1 N m, 0.3 % of the unloaded pressure)
+    assert ref["p_motor_end"][i] == pytest.approx(p_s, rel=5e-3)
     # loaded at the end: D_m p carries the 60 N m and the losses (mechanical efficiency about 0.73)
     i, w_s, p_s = steady(ref, hd.SCENARIOS["load_step"]["stop"], hd.LOAD_STEP)
     assert ref["n_motor"][i] == pytest.approx(w_s, rel=1e-3)
