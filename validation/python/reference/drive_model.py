@@ -5,9 +5,10 @@ model description components/circuits/hose-line/MODEL.md H1-H7) and the
 connections of ``components/circuits/circuit-file/examples/hydrostatic_drive.toml``;
 no Rust code is called. The hose's segment laws and its chained form G are
 the hose reference's (``hose_line.py``, imported, not repeated); this module
-adds what the drive needs around them: the wall hysteresis of H2 in the
-flow geometry (the hose part's default b = 2e-5 m, which the hose scenarios
-switch off) and the neighbours that set the hose's end values. See
+adds the neighbours that set the hose's end values, the segment laws' floor,
+and (off by default) the wall hysteresis of H2 in the flow geometry: the
+hose part, like the hose FMUs, checks ``b`` and ``h`` but leaves the
+hysteresis out, so the reference does too. See
 hydrostatic_drive_NOTES.md for the derivation, state by state.
 
 States (the reference's own order, SI): w_p (electric motor and pump shaft),
@@ -61,7 +62,10 @@ def smooth_max0(y: float, w: float) -> tuple[float, float]:
 class Drive:
     """The parameters of the description, and its right-hand side."""
 
-    def __init__(self, path=FILE, hysteresis: bool = True) -> None:
+    def __init__(self, path=FILE, hysteresis: bool = False) -> None:
+        """``hysteresis``: put H2's wall hysteresis (the file's ``b``) in the
+        flow geometry; the hose part leaves it out (as the hose FMUs), so
+        the reference does by default."""
         d = Description(path)
         self.description = d
         self.tank = d.part("tank")["p_tank"]

@@ -40,7 +40,8 @@ def test_the_description_is_read_in_si():
     assert DR.acc_p0 == 100e5 and DR.acc_n == 1.4 and DR.p_atm == 101325.0 and DR.acc_band == 1e5
     assert DR.oil == (0.5, 1.8e9, 90.0, 2.8e7, 3.0)  # the parts' default oil
     assert DR.n == 5 and DR.hose.l == pytest.approx(1.0) and DR.hose_par["d"] == 0.016
-    assert DR.hose_par["T"] == pytest.approx(40.0) and DR.b_hyst == 2e-5  # the hose part's defaults
+    assert DR.hose_par["T"] == pytest.approx(40.0) and DR.hose_par["b"] == 2e-5  # the hose part's defaults
+    assert DR.b_hyst == 0.0  # the part, as the hose FMUs, leaves the wall hysteresis out
     assert DR.size == 13
 
 
@@ -68,8 +69,9 @@ def test_laws_at_hand_checked_points():
 
 
 def test_hose_is_the_hose_reference_without_hysteresis():
-    """With b = 0 the drive's hose rates are hose_line's form G exactly."""
-    plain = Drive(hysteresis=False)
+    """Without the hysteresis (the part's law) the drive's hose rates are
+    hose_line's form G exactly."""
+    plain = DR
     rng = np.random.default_rng(1)
     yh = np.empty(2 * plain.n)
     yh[0::2] = 6e-4 + 1e-5 * rng.standard_normal(plain.n)
@@ -77,7 +79,7 @@ def test_hose_is_the_hose_reference_without_hysteresis():
     u = np.array([1.51e7, 6.1e-4])
     assert np.allclose(plain.hose_rates(yh, u[0], 3e6, u[1]), plain.hose.rhs(yh, u), rtol=1e-13, atol=0.0)
     # with the hysteresis saturated the flow diameter shrinks by 2 b: the flow rates change, the pressures' do not
-    fast = DR.hose_rates(yh, u[0], 1e12, u[1])
+    fast = Drive(hysteresis=True).hose_rates(yh, u[0], 1e12, u[1])
     assert np.allclose(fast[1::2], plain.hose.rhs(yh, u)[1::2], rtol=1e-13, atol=0.0)
     assert not np.allclose(fast[0::2], plain.hose.rhs(yh, u)[0::2], rtol=1e-6, atol=0.0)
 
