@@ -784,7 +784,10 @@ mod tests {
         assert_eq!(s.twin_of.as_deref(), Some("M/s1"));
         assert_eq!(s.step_sizes, [0.01]);
         assert_eq!(s.inputs.value("u", 0.5).unwrap(), 0.0);
-        assert_eq!(s.read_reference().unwrap().require("y").unwrap(), [1.0, 2.0]);
+        assert_eq!(
+            s.read_reference().unwrap().require("y").unwrap(),
+            [1.0, 2.0]
+        );
         assert_eq!(s.dir, own);
 
         // A twin's own file may not restate what it inherits.
@@ -795,17 +798,26 @@ mod tests {
         write_own(r#"{"twin_of": "M/none"}"#);
         assert!(Scenario::load(&own).is_err());
         write_own(r#"{"twin_of": "M/s1", "twin_parameters_fixed_by_description": true}"#);
-        assert!(Scenario::load(&own).is_err(), "the flag without parameters to fix");
+        assert!(
+            Scenario::load(&own).is_err(),
+            "the flag without parameters to fix"
+        );
 
         // A twin that sets parameters needs the flag; then none is set.
         std::fs::write(dir.join("scenario.json"), twin_spec(r#"{"n": 7}"#)).unwrap();
         write_own(r#"{"twin_of": "M/s1"}"#);
         let err = format!("{:#}", Scenario::load(&own).unwrap_err());
-        assert!(err.contains("twin_parameters_fixed_by_description"), "{err}");
+        assert!(
+            err.contains("twin_parameters_fixed_by_description"),
+            "{err}"
+        );
         write_own(r#"{"twin_of": "M/s1", "twin_parameters_fixed_by_description": true}"#);
         let s = Scenario::load(&own).unwrap();
         assert!(s.parameters.is_empty());
-        assert_eq!(s.fixed_parameters, [("n".to_string(), serde_json::json!(7))]);
+        assert_eq!(
+            s.fixed_parameters,
+            [("n".to_string(), serde_json::json!(7))]
+        );
     }
 
     #[test]

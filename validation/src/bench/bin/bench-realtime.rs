@@ -343,7 +343,12 @@ fn twin_scenarios(dist: &std::path::Path) -> Result<Vec<String>> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .with_context(|| format!("reading {}", root.display()))?
         .flatten()
-        .flat_map(|model| std::fs::read_dir(model.path()).into_iter().flatten().flatten())
+        .flat_map(|model| {
+            std::fs::read_dir(model.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
         .map(|d| d.path())
         .filter(|d| d.join("scenario.json").is_file())
         .collect();
