@@ -295,6 +295,9 @@ fn default_run(model: &str, d: &ParsedDescription) -> Result<Scenario> {
         },
         step_sizes: Vec::new(),
         reference_file: String::new(),
+        files_dir: workspace_root().join("validation/scenarios").join(model),
+        twin_of: None,
+        fixed_parameters: Vec::new(),
     })
 }
 

@@ -127,12 +127,17 @@ def mode_settings(scenario: Scenario, step: float, fixed_cost: dict | None, ahea
     integrator (``fixed_cost`` None, not ``ahead``); ``AHEAD_SETTINGS`` for
     the stepping-ahead mode; else the fixed-cost integrator (solver = 5) with
     the substeps per communication step the table names for this scenario and
-    step. Raises ``ScenarioError`` when it names none."""
+    step (for a twin scenario not named there, its twin's). Raises
+    ``ScenarioError`` when it names none."""
     if ahead:
         return dict(AHEAD_SETTINGS)
     if fixed_cost is None:
         return {}
     substeps = fixed_cost.get(scenario.key, {}).get(step_label(step))
+    if substeps is None and scenario.twin_of:
+        # a twin scenario integrates the same equations as its twin: the
+        # twin's count, unless the table names one of its own
+        substeps = fixed_cost.get(scenario.twin_of, {}).get(step_label(step))
     if not isinstance(substeps, int) or isinstance(substeps, bool) or substeps < 1:
         raise ScenarioError(f"{scenario.key}: {FIXED_COST_FILE} names no substep count >= 1 for step "
                             f"{step_label(step)} (the fixed-cost mode needs one per scenario and step)")

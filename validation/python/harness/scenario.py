@@ -9,6 +9,11 @@ A scenario is a folder ``<root>/<Model>/<scenario>/`` holding
   bounds, and optionally ``interpolation``, ``step_sizes``, ``analytic`` and
   ``crosscheck`` (see README.md).
 
+A *twin scenario* (``"twin_of": "<Model>/<scenario>"``) has only its
+``scenario.json``: it runs another model's scenario unchanged (files, bounds,
+steps, checks) under its own model name, for an FMU built from a circuit
+description that reproduces a written-out circuit.
+
 Nothing in this module depends on a model.
 """
 
@@ -117,6 +122,12 @@ class Scenario:
     # exists only as a description: while its FMU is missing the harness
     # skips the scenario and says how to build it.
     built_from: str | None = None
+    # A twin scenario (``twin_of``): the key of the scenario it inherits
+    # everything from, and the twin's parameters that this model's circuit
+    # description fixes instead (``twin_parameters_fixed_by_description``):
+    # recorded, not set, since the described FMU has no such variables.
+    twin_of: str | None = None
+    fixed_parameters: dict = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -149,6 +160,15 @@ def parse_options(path: Path) -> Options:
     return options
 
 
+# What a twin scenario takes from its twin and may therefore not state
+# itself: the files, the parameters, the compared signals and their bounds,
+# the steps and the checks. The rest of its scenario.json (model, scenario,
+# twin_of, built_from, description, notes) is its own.
+TWIN_INHERITED = ("inputs", "reference", "options", "parameters", "signals", "interpolation", "step_sizes",
+                  "analytic", "crosscheck", "generated_by", "co_simulation_only", "solver_modes")
+TWIN_FIXED_FLAG = "twin_parameters_fixed_by_description"
+
+
 def load_scenario(folder: Path) -> Scenario:
     """Read one scenario folder; raises ``ScenarioError`` when it is unusable."""
     folder = Path(folder).resolve()
@@ -157,10 +177,16 @@ def load_scenario(folder: Path) -> Scenario:
         spec = json.loads(spec_path.read_text())
     except (OSError, json.JSONDecodeError) as err:
         raise ScenarioError(f"{spec_path}: {err}") from None
+    if not isinstance(spec, dict):
+        raise ScenarioError(f"{spec_path}: not a JSON object")
     model = spec.get("model", folder.parent.name)
     if model != folder.parent.name:
         raise ScenarioError(f"{spec_path}: model {model!r} but the folder is {folder.parent.name!r}")
     name = spec.get("scenario", folder.name)
+    if "twin_of" in spec:
+        return load_twin(folder, spec, model, name)
+    if TWIN_FIXED_FLAG in spec:
+        raise ScenarioError(f"{spec_path}: {TWIN_FIXED_FLAG} goes with twin_of")
 
     def file_field(key: str, default: str) -> Path:
         path = folder / spec.get(key, default)
@@ -240,6 +266,75 @@ def load_scenario(folder: Path) -> Scenario:
         co_simulation_only=co_simulation_only,
         solver_modes=tuple(solver_modes),
         built_from=built_from,
+    )
+
+
+def load_twin(folder: Path, spec: dict, model: str, name: str) -> Scenario:
+    """A twin scenario: the scenario ``twin_of`` names (a folder beside this
+    model's, ``<root>/<Model>/<scenario>``), read from its own folder, under
+    this folder's model and scenario names.
+
+    The twin's parameters are model parameters of the written-out circuit
+    (initial pressures, a surrogate's choice); a described circuit's FMU has
+    none of them, its description fixes their values. A twin that sets
+    parameters is therefore refused unless the scenario states
+    ``twin_parameters_fixed_by_description: true`` (its description fixes the
+    same values; tests/python/test_described_twins.py checks the two FMUs
+    agree): then none of them is set, and they are kept in
+    ``fixed_parameters``."""
+    spec_path = folder / "scenario.json"
+    twin_of = spec["twin_of"]
+    parts = twin_of.split("/") if isinstance(twin_of, str) else []
+    if len(parts) != 2 or not all(parts):
+        raise ScenarioError(f"{spec_path}: twin_of must be \"<Model>/<scenario>\", not {twin_of!r}")
+    if parts[0] == model:
+        raise ScenarioError(f"{spec_path}: twin_of names a scenario of the same model {model!r}")
+    stated = [key for key in TWIN_INHERITED if key in spec]
+    if stated:
+        raise ScenarioError(f"{spec_path}: a twin scenario takes {', '.join(stated)} from its twin {twin_of} "
+                            f"and must not state them")
+    fixed = spec.get(TWIN_FIXED_FLAG, False)
+    if not isinstance(fixed, bool):
+        raise ScenarioError(f"{spec_path}: {TWIN_FIXED_FLAG} must be true or false")
+    built_from = spec.get("built_from")
+    if built_from is not None and not (isinstance(built_from, str) and built_from.strip()):
+        raise ScenarioError(f"{spec_path}: built_from must be the description file's path")
+    twin_folder = folder.parent.parent / parts[0] / parts[1]
+    if not (twin_folder / "scenario.json").is_file():
+        raise ScenarioError(f"{spec_path}: twin_of {twin_of}: no scenario folder {twin_folder}")
+    try:
+        twin = load_scenario(twin_folder)
+    except ScenarioError as err:
+        raise ScenarioError(f"{spec_path}: its twin {twin_of} is unusable: {err}") from None
+    if twin.twin_of is not None:
+        raise ScenarioError(f"{spec_path}: twin_of {twin_of} is itself a twin (of {twin.twin_of}); name that one")
+    if twin.parameters and not fixed:
+        raise ScenarioError(
+            f"{spec_path}: the twin {twin_of} sets the parameters {sorted(twin.parameters)}, which a described "
+            f"circuit's FMU does not have; state \"{TWIN_FIXED_FLAG}\": true when the description fixes these "
+            f"values, else the scenario cannot be twinned")
+    if fixed and not twin.parameters:
+        raise ScenarioError(f"{spec_path}: {TWIN_FIXED_FLAG} but the twin {twin_of} sets no parameters")
+    return Scenario(
+        model=model,
+        name=name,
+        folder=folder,
+        spec={**twin.spec, **spec, "model": model, "scenario": name},
+        options=twin.options,
+        inputs_file=twin.inputs_file,
+        reference_file=twin.reference_file,
+        signals=dict(twin.signals),
+        parameters={},
+        interpolation=twin.interpolation,
+        step_sizes=list(twin.step_sizes),
+        analytic=list(twin.analytic),
+        crosscheck_file=twin.crosscheck_file,
+        generated_by=twin.generated_by,
+        co_simulation_only=twin.co_simulation_only,
+        solver_modes=twin.solver_modes,
+        built_from=built_from,
+        twin_of=twin.key,
+        fixed_parameters=dict(twin.parameters),
     )
 
 

@@ -14,6 +14,13 @@
 //!
 //! [`Scenario::load`] reads `scenario.json`, the options and the inputs;
 //! [`Scenario::read_reference`] reads the reference trace when it is needed.
+//!
+//! A twin scenario (`"twin_of": "<Model>/<scenario>"`, the harness README's
+//! "Twin scenarios") has only its `scenario.json`: it is the named scenario
+//! (files, parameters, signals, steps) under its own model and scenario
+//! names, for an FMU built from a circuit description that reproduces a
+//! written-out circuit. With `"twin_parameters_fixed_by_description": true`
+//! the twin's parameters are not set (the description fixes their values).
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use serde::Deserialize;
@@ -303,7 +310,27 @@ struct Spec {
     /// the scenario of the written-out circuit it reproduces (its inputs,
     /// reference, options, bounds and parameters).
     twin_of: Option<String>,
+    /// The twin's parameters are fixed by the description and not set.
+    #[serde(default)]
+    twin_parameters_fixed_by_description: bool,
 }
+
+/// The fields a twin scenario takes from its twin and must not state (as
+/// the Python reader, `harness.scenario.TWIN_INHERITED`).
+const TWIN_INHERITED: [&str; 12] = [
+    "inputs",
+    "reference",
+    "options",
+    "parameters",
+    "signals",
+    "interpolation",
+    "step_sizes",
+    "analytic",
+    "crosscheck",
+    "generated_by",
+    "co_simulation_only",
+    "solver_modes",
+];
 
 /// One validation scenario: `scenario.json` with its options and inputs.
 #[derive(Debug, Clone)]
@@ -327,8 +354,16 @@ pub struct Scenario {
     pub options: Options,
     /// Communication steps to run besides the `.opt` StepSize, s.
     pub step_sizes: Vec<f64>,
-    /// File name of the reference trace.
+    /// File name of the reference trace, relative to [`Scenario::files_dir`].
     pub reference_file: String,
+    /// The folder the files are read from: `dir`, or for a twin scenario
+    /// the twin's folder.
+    pub files_dir: PathBuf,
+    /// For a twin scenario, the key (`Model/scenario`) of its twin.
+    pub twin_of: Option<String>,
+    /// For a twin scenario with `twin_parameters_fixed_by_description`, the
+    /// twin's parameters, which its description fixes and which are not set.
+    pub fixed_parameters: Vec<(String, serde_json::Value)>,
 }
 
 impl Scenario {
@@ -339,7 +374,13 @@ impl Scenario {
         let spec_path = dir.join("scenario.json");
         let text = std::fs::read_to_string(&spec_path)
             .with_context(|| format!("cannot read {}", spec_path.display()))?;
-        let spec: Spec = serde_json::from_str(&text)
+        let raw: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("cannot parse {}", spec_path.display()))?;
+        let stated: Vec<&str> = TWIN_INHERITED
+            .into_iter()
+            .filter(|k| raw.get(k).is_some())
+            .collect();
+        let spec: Spec = serde_json::from_value(raw)
             .with_context(|| format!("cannot parse {}", spec_path.display()))?;
         let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         let folder_name = |p: Option<&Path>| {
@@ -348,33 +389,32 @@ impl Scenario {
                 .unwrap_or_default()
         };
         let parent_name = folder_name(absolute.parent());
-        let model = spec.model.clone().unwrap_or_else(|| parent_name.clone());
+        let model = spec.model.unwrap_or_else(|| parent_name.clone());
         ensure!(
             model == parent_name,
             "{}: model {model:?} but the folder is {parent_name:?}",
             spec_path.display()
         );
-        if let Some(twin) = &spec.twin_of {
-            let (twin_model, twin_name) = twin.split_once('/').with_context(|| {
-                format!(
-                    "{}: twin_of must be <Model>/<scenario>, not {twin:?}",
-                    spec_path.display()
-                )
-            })?;
-            let mut scenario = Self::named(twin_model, twin_name)
-                .with_context(|| format!("{}: its twin {twin}", spec_path.display()))?;
-            scenario.model = model;
-            scenario.name = spec
-                .scenario
-                .unwrap_or_else(|| folder_name(Some(&absolute)));
-            if let Some(d) = spec.description {
-                scenario.description = d;
-            }
-            return Ok(scenario);
-        }
         let name = spec
             .scenario
             .unwrap_or_else(|| folder_name(Some(&absolute)));
+        if let Some(twin_of) = spec.twin_of {
+            return Self::load_twin(
+                dir,
+                &spec_path,
+                model,
+                name,
+                &twin_of,
+                &stated,
+                spec.twin_parameters_fixed_by_description,
+                spec.description,
+            );
+        }
+        ensure!(
+            !spec.twin_parameters_fixed_by_description,
+            "{}: twin_parameters_fixed_by_description goes with twin_of",
+            spec_path.display()
+        );
         let signals = spec
             .signals
             .into_iter()
@@ -397,6 +437,9 @@ impl Scenario {
         inputs.interpolation = spec.interpolation;
         Ok(Scenario {
             dir: dir.to_path_buf(),
+            files_dir: dir.to_path_buf(),
+            twin_of: None,
+            fixed_parameters: Vec::new(),
             reference_file: spec.reference.unwrap_or_else(|| format!("{model}_ref.csv")),
             model,
             name,
@@ -406,6 +449,82 @@ impl Scenario {
             signals,
             options,
             step_sizes: spec.step_sizes,
+        })
+    }
+
+    /// A twin scenario: the scenario `twin_of` names (the folder
+    /// `<root>/<Model>/<scenario>` beside this model's) under this folder's
+    /// names. A twin that sets parameters is refused unless
+    /// `fixed_by_description` (then none is set); see the module's
+    /// documentation.
+    #[allow(clippy::too_many_arguments)]
+    fn load_twin(
+        dir: &Path,
+        spec_path: &Path,
+        model: String,
+        name: String,
+        twin_of: &str,
+        stated: &[&str],
+        fixed_by_description: bool,
+        description: Option<String>,
+    ) -> Result<Self> {
+        let at = spec_path.display();
+        let Some((twin_model, twin_name)) = twin_of
+            .split_once('/')
+            .filter(|(m, n)| !m.is_empty() && !n.is_empty() && !n.contains('/'))
+        else {
+            bail!("{at}: twin_of must be \"<Model>/<scenario>\", not {twin_of:?}");
+        };
+        ensure!(
+            twin_model != model,
+            "{at}: twin_of names a scenario of the same model {model:?}"
+        );
+        ensure!(
+            stated.is_empty(),
+            "{at}: a twin scenario takes {} from its twin {twin_of} and must not state them",
+            stated.join(", ")
+        );
+        let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let root = absolute
+            .parent()
+            .and_then(Path::parent)
+            .ok_or_else(|| anyhow!("{at}: no scenarios root above the folder"))?;
+        let twin_dir = root.join(twin_model).join(twin_name);
+        ensure!(
+            twin_dir.join("scenario.json").is_file(),
+            "{at}: twin_of {twin_of}: no scenario folder {}",
+            twin_dir.display()
+        );
+        let twin = Self::load(&twin_dir)
+            .with_context(|| format!("{at}: its twin {twin_of} is unusable"))?;
+        ensure!(
+            twin.twin_of.is_none(),
+            "{at}: twin_of {twin_of} is itself a twin; name the scenario it twins"
+        );
+        ensure!(
+            twin.parameters.is_empty() || fixed_by_description,
+            "{at}: the twin {twin_of} sets parameters ({}), which a described circuit's FMU does \
+             not have; state \"twin_parameters_fixed_by_description\": true when the description \
+             fixes these values, else the scenario cannot be twinned",
+            twin.parameters
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        ensure!(
+            !(fixed_by_description && twin.parameters.is_empty()),
+            "{at}: twin_parameters_fixed_by_description but the twin {twin_of} sets no parameters"
+        );
+        Ok(Scenario {
+            dir: dir.to_path_buf(),
+            model,
+            name,
+            description: description.unwrap_or_else(|| twin.description.clone()),
+            parameters: Vec::new(),
+            twin_of: Some(twin.key()),
+            fixed_parameters: twin.parameters,
+            ..twin
         })
     }
 
@@ -434,7 +553,7 @@ impl Scenario {
 
     /// Reads the reference trace; it must have every compared signal.
     pub fn read_reference(&self) -> Result<Trace> {
-        let path = self.dir.join(&self.reference_file);
+        let path = self.files_dir.join(&self.reference_file);
         let trace = Trace::read_csv(&path)?;
         if let Some(missing) = self.signal_names().find(|s| trace.index(s).is_none()) {
             bail!("{}: no column for signal `{missing}`", path.display());
@@ -634,6 +753,71 @@ mod tests {
         )
         .unwrap();
         assert!(Scenario::load(&dir).is_err());
+    }
+
+    #[test]
+    fn a_twin_scenario_is_its_twin_under_its_own_names() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("M").join("s1");
+        std::fs::create_dir_all(&dir).unwrap();
+        let twin_spec = |parameters: &str| {
+            format!(
+                r#"{{"model": "M", "parameters": {parameters}, "step_sizes": [0.01],
+                    "signals": {{"y": {{"rel_rms_percent": 0.5, "max_abs": 2.0}}}}}}"#
+            )
+        };
+        std::fs::write(dir.join("scenario.json"), twin_spec("{}")).unwrap();
+        std::fs::write(
+            dir.join("M_ref.opt"),
+            "StartTime,0\nStopTime,1\nStepSize,0.1\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("M_in.csv"), "time,u\n0,0\n1,10\n").unwrap();
+        std::fs::write(dir.join("M_ref.csv"), "time,y\n0,1\n1,2\n").unwrap();
+        let own = root.path().join("MFile").join("s1");
+        std::fs::create_dir_all(&own).unwrap();
+        let write_own = |text: &str| std::fs::write(own.join("scenario.json"), text).unwrap();
+
+        write_own(r#"{"model": "MFile", "twin_of": "M/s1", "built_from": "m.toml"}"#);
+        let s = Scenario::load(&own).unwrap();
+        assert_eq!(s.key(), "MFile/s1");
+        assert_eq!(s.twin_of.as_deref(), Some("M/s1"));
+        assert_eq!(s.step_sizes, [0.01]);
+        assert_eq!(s.inputs.value("u", 0.5).unwrap(), 0.0);
+        assert_eq!(
+            s.read_reference().unwrap().require("y").unwrap(),
+            [1.0, 2.0]
+        );
+        assert_eq!(s.dir, own);
+
+        // A twin's own file may not restate what it inherits.
+        write_own(r#"{"twin_of": "M/s1", "signals": {"y": {"rel_rms_percent": 9, "max_abs": 9}}}"#);
+        assert!(Scenario::load(&own).is_err());
+        write_own(r#"{"twin_of": "M"}"#);
+        assert!(Scenario::load(&own).is_err());
+        write_own(r#"{"twin_of": "M/none"}"#);
+        assert!(Scenario::load(&own).is_err());
+        write_own(r#"{"twin_of": "M/s1", "twin_parameters_fixed_by_description": true}"#);
+        assert!(
+            Scenario::load(&own).is_err(),
+            "the flag without parameters to fix"
+        );
+
+        // A twin that sets parameters needs the flag; then none is set.
+        std::fs::write(dir.join("scenario.json"), twin_spec(r#"{"n": 7}"#)).unwrap();
+        write_own(r#"{"twin_of": "M/s1"}"#);
+        let err = format!("{:#}", Scenario::load(&own).unwrap_err());
+        assert!(
+            err.contains("twin_parameters_fixed_by_description"),
+            "{err}"
+        );
+        write_own(r#"{"twin_of": "M/s1", "twin_parameters_fixed_by_description": true}"#);
+        let s = Scenario::load(&own).unwrap();
+        assert!(s.parameters.is_empty());
+        assert_eq!(
+            s.fixed_parameters,
+            [("n".to_string(), serde_json::json!(7))]
+        );
     }
 
     #[test]

@@ -40,12 +40,24 @@
 //! time in all rounds, the cost of the step's own work, which an
 //! interruption would have to hit in every round to inflate.
 //!
+//! With `--twins` each circuit is a described circuit's twin scenario
+//! (`ValveCylinderFile/repeatable`: a File model's scenario with
+//! `twin_of`, validation/python/harness/README.md, "Twin scenarios"), and
+//! every row is measured with the written-out twin's FMU too
+//! (`ValveCylinder.fmu` with the twin scenario's parameters), in the same
+//! rounds, printed below it with the cost of the engine: the described
+//! FMU's wall and median `doStep` time over the written-out one's, and
+//! whether both did the same substeps, rejections and Jacobians. Without
+//! `--circuit` it measures every twin scenario whose FMU is built.
+//!
 //! With `--substeps` it also finds, per circuit, the fewest fixed-cost
 //! substeps per `doStep` whose run meets the scenario's bounds (doubling,
 //! then bisection), the figure the scenarios' `fixed_cost_substeps`
 //! entries for the harness come from.
 //!
 //! Run: `cargo run --release -p validation --bin bench-realtime`
+//! (described beside written-out: `... --bin bench-realtime -- --twins
+//! --only "Rodas3 (default)"`)
 
 use anyhow::{Context, Result, anyhow, ensure};
 use clap::Parser;
@@ -119,6 +131,13 @@ struct Args {
     /// check that a change kept the speed and the work).
     #[arg(long, value_name = "DIR")]
     baseline: Option<PathBuf>,
+    /// Each circuit is a described circuit's twin scenario (a File model's,
+    /// e.g. ValveCylinderFile/repeatable): every row is measured with the
+    /// written-out twin's FMU too, in the same rounds, and printed below
+    /// with the cost ratio described / written-out. Without --circuit:
+    /// every twin scenario whose FMU is built.
+    #[arg(long, conflicts_with = "baseline")]
+    twins: bool,
 }
 
 /// `RTOL` or `RTOL/ATOL`, both positive.
@@ -280,17 +299,78 @@ struct Run {
     errors: Vec<(f64, f64)>,
 }
 
-/// A circuit's scenario, loaded FMU (and the baseline build's) and
-/// reference.
+/// A circuit's scenario, loaded FMU (and the baseline build's, or with
+/// `--twins` the written-out twin's) and reference.
 struct Circuit {
     key: String,
     scenario: Scenario,
     fmu: Fmu3,
     baseline: Option<Fmu3>,
+    /// With `--twins`, the written-out twin's model name: `baseline` is its
+    /// FMU, run with `baseline_parameters`.
+    twin: Option<String>,
     reference: Trace,
     parameters: Vec<(String, f64)>,
+    baseline_parameters: Vec<(String, f64)>,
     h: f64,
     stop: f64,
+}
+
+/// Scenario parameters as numbers (a Boolean as 0 or 1).
+fn numeric_parameters(
+    key: &str,
+    parameters: &[(String, serde_json::Value)],
+) -> Result<Vec<(String, f64)>> {
+    parameters
+        .iter()
+        .map(|(name, value)| {
+            let v = match value {
+                serde_json::Value::Bool(b) => f64::from(u8::from(*b)),
+                other => other
+                    .as_f64()
+                    .with_context(|| format!("{key}: parameter {name} = {other}"))?,
+            };
+            Ok((name.clone(), v))
+        })
+        .collect()
+}
+
+/// Every twin scenario under validation/scenarios whose described FMU is
+/// in `dist`, as Model/scenario; says which are left out.
+fn twin_scenarios(dist: &std::path::Path) -> Result<Vec<String>> {
+    let root = validation::repo_root().join("validation").join("scenarios");
+    let mut keys = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .with_context(|| format!("reading {}", root.display()))?
+        .flatten()
+        .flat_map(|model| {
+            std::fs::read_dir(model.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|d| d.path())
+        .filter(|d| d.join("scenario.json").is_file())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let scenario = Scenario::load(&dir)?;
+        if scenario.twin_of.is_none() {
+            continue;
+        }
+        if in_repo(&dist.join(format!("{}.fmu", scenario.model))).is_file() {
+            keys.push(scenario.key());
+        } else {
+            println!(
+                "left out: {} ({}.fmu is not built in {})",
+                scenario.key(),
+                scenario.model,
+                dist.display()
+            );
+        }
+    }
+    ensure!(!keys.is_empty(), "no twin scenario with a built FMU");
+    Ok(keys)
 }
 
 impl Circuit {
@@ -298,6 +378,7 @@ impl Circuit {
         key: &str,
         dist: &std::path::Path,
         baseline: Option<&std::path::Path>,
+        twins: bool,
         step: Option<f64>,
     ) -> Result<Self> {
         let (key, step) = match key.split_once('@') {
@@ -315,23 +396,28 @@ impl Circuit {
             .ok_or_else(|| anyhow!("`{key}`: give a circuit as Model/scenario"))?;
         let scenario = Scenario::named(model, name)?;
         let fmu = Fmu3::load(&in_repo(&dist.join(format!("{model}.fmu"))))?;
-        let baseline = baseline
+        let mut baseline = baseline
             .map(|b| Fmu3::load(&in_repo(&b.join(format!("{model}.fmu")))))
             .transpose()?;
+        let parameters = numeric_parameters(key, &scenario.parameters)?;
+        let mut baseline_parameters = parameters.clone();
+        let mut twin = None;
+        if twins {
+            let twin_of = scenario.twin_of.as_deref().with_context(|| {
+                format!(
+                    "`{key}` is not a twin scenario (no twin_of): with --twins give a described \
+                     circuit's scenario, e.g. ValveCylinderFile/repeatable"
+                )
+            })?;
+            let twin_model = twin_of.split('/').next().unwrap_or(twin_of);
+            baseline = Some(Fmu3::load(&in_repo(
+                &dist.join(format!("{twin_model}.fmu")),
+            ))?);
+            // The written-out FMU gets the parameters the description fixes.
+            baseline_parameters = numeric_parameters(twin_of, &scenario.fixed_parameters)?;
+            twin = Some(twin_model.to_string());
+        }
         let reference = scenario.read_reference()?;
-        let parameters = scenario
-            .parameters
-            .iter()
-            .map(|(name, value)| {
-                let v = match value {
-                    serde_json::Value::Bool(b) => f64::from(u8::from(*b)),
-                    other => other
-                        .as_f64()
-                        .with_context(|| format!("{key}: parameter {name} = {other}"))?,
-                };
-                Ok((name.clone(), v))
-            })
-            .collect::<Result<Vec<_>>>()?;
         let h = step.unwrap_or_else(|| {
             scenario
                 .step_sizes
@@ -346,15 +432,18 @@ impl Circuit {
             scenario,
             fmu,
             baseline,
+            twin,
             reference,
             parameters,
+            baseline_parameters,
             h,
             stop,
         })
     }
 
     /// The fixed-cost substeps the harness's fixed-cost mode uses for this
-    /// scenario and step (validation/scenarios/fixed_cost.json), if named.
+    /// scenario and step (validation/scenarios/fixed_cost.json), if named;
+    /// for a twin scenario not named there, its twin's.
     fn harness_substeps(&self) -> Result<Option<i32>> {
         let path = validation::repo_root().join("validation/scenarios/fixed_cost.json");
         let text = std::fs::read_to_string(&path)
@@ -362,7 +451,8 @@ impl Circuit {
         let doc: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
         let step = format!("{}", self.h);
-        Ok(doc["substeps"][&self.key][&step].as_i64().map(|n| n as i32))
+        let named = |key: &str| doc["substeps"][key][&step].as_i64().map(|n| n as i32);
+        Ok(named(&self.key).or_else(|| self.scenario.twin_of.as_deref().and_then(named)))
     }
 
     /// The circuit's trained small volume, if its FMU has one (the valve
@@ -391,12 +481,12 @@ impl Circuit {
     /// Runs one configuration over the whole scenario with this build's
     /// FMU, or the baseline build's.
     fn run(&self, c: &Config, baseline: bool) -> Result<Run> {
-        let fmu = match (&self.baseline, baseline) {
-            (Some(b), true) => b,
-            _ => &self.fmu,
+        let (fmu, parameters) = match (&self.baseline, baseline) {
+            (Some(b), true) => (b, &self.baseline_parameters),
+            _ => (&self.fmu, &self.parameters),
         };
         let mut inst = fmu.instantiate("realtime")?;
-        inst.set_parameters(&self.parameters)?;
+        inst.set_parameters(parameters)?;
         inst.set_int("solver", c.solver)?;
         inst.set_int("fixed_substeps", c.fixed_substeps)?;
         if let Some(rtol) = c.rtol {
@@ -547,10 +637,12 @@ fn main() -> Result<()> {
     } else {
         format!("pinned to CPU {}", pin_to_last_cpu()?)
     };
-    let keys: Vec<String> = if args.circuits.is_empty() {
-        CIRCUITS.iter().map(|s| s.to_string()).collect()
-    } else {
+    let keys: Vec<String> = if !args.circuits.is_empty() {
         args.circuits.clone()
+    } else if args.twins {
+        twin_scenarios(&args.dist)?
+    } else {
+        CIRCUITS.iter().map(|s| s.to_string()).collect()
     };
     println!(
         "Real-time figures through fmi3DoStep, {pinned}, {} round(s) per configuration: wall and \
@@ -560,7 +652,13 @@ fn main() -> Result<()> {
         args.repeat
     );
     for key in &keys {
-        let circuit = Circuit::load(key, &args.dist, args.baseline.as_deref(), args.step)?;
+        let circuit = Circuit::load(
+            key,
+            &args.dist,
+            args.baseline.as_deref(),
+            args.twins,
+            args.step,
+        )?;
         let mut configs = if args.substeps_only {
             Vec::new()
         } else {
@@ -646,10 +744,11 @@ fn main() -> Result<()> {
             let intrinsic = mins.iter().copied().fold(0.0, f64::max);
             let (share, signal) = circuit.worst_share(&run);
             let (_, verdict) = circuit.verdict(&run);
-            let label = if baseline {
-                "  baseline".to_string()
-            } else {
-                c.label.clone()
+            let median = percentile(&sorted, 0.5);
+            let label = match (&circuit.twin, baseline) {
+                (Some(twin), true) => format!("  {twin}"),
+                (None, true) => "  baseline".to_string(),
+                _ => c.label.clone(),
             };
             println!(
                 "{:<26} {:>8.3} {:>9.0} {:>8.0} {:>7.0} {:>6.0} {:>7} {:>7} {:>7} {:>7} {:>9}  {:>6.2} {:<6}  {}",
@@ -659,7 +758,7 @@ fn main() -> Result<()> {
                 run.counts.steps,
                 run.counts.rejected,
                 run.counts.jacobians,
-                micro(percentile(&sorted, 0.5)),
+                micro(median),
                 micro(percentile(&sorted, 0.999)),
                 micro(percentile(&sorted, 0.9999)),
                 micro(sorted.last().copied().unwrap_or(f64::NAN)),
@@ -672,16 +771,27 @@ fn main() -> Result<()> {
                 let same = new.counts.steps == run.counts.steps
                     && new.counts.rejected == run.counts.rejected
                     && new.counts.jacobians == run.counts.jacobians;
-                println!(
-                    "  {:<24} baseline wall / this build's {:.3}; substeps, rejections, Jacobians {}",
-                    "",
-                    run.wall / new.wall,
-                    if same { "the same" } else { "DIFFER" }
-                );
+                let same = if same { "the same" } else { "DIFFER" };
+                if circuit.twin.is_some() {
+                    println!(
+                        "  {:<24} cost described / written-out: wall {:.3}, median doStep {:.3}; \
+                         substeps, rejections, Jacobians {same}",
+                        "",
+                        new.wall / run.wall,
+                        new.latencies[0] / median,
+                    );
+                } else {
+                    println!(
+                        "  {:<24} baseline wall / this build's {:.3}; substeps, rejections, Jacobians {same}",
+                        "",
+                        run.wall / new.wall,
+                    );
+                }
             } else if !baseline {
                 this_build = Some(Run {
                     wall: run.wall,
-                    latencies: Vec::new(),
+                    // only the median, for the ratio
+                    latencies: vec![median],
                     counts: run.counts,
                     failure: None,
                     errors: Vec::new(),
