@@ -248,7 +248,7 @@ fn shortest_scenario(model: &str) -> Result<Option<Scenario>> {
 fn default_run(model: &str, d: &ParsedDescription) -> Result<Scenario> {
     use model_description::Causality;
     use validation::harness::scenario::{Inputs, Interpolation, Options, SignalBounds, Trace};
-    let experiment = d.default_experiment.clone().unwrap_or_default();
+    let experiment = d.default_experiment.unwrap_or_default();
     let step = experiment.step_size.unwrap_or(1e-3);
     let stop = experiment.stop_time.unwrap_or(1.0).min(2.0);
     ensure!(
