@@ -568,7 +568,7 @@ mod tests {
     fn each_unit_converts_by_its_factor() {
         use Dimension as D;
         let vol = D::new(3, 0, 0, 0);
-        let cases: [(&str, f64, Dimension); 34] = [
+        let cases: [(&str, f64, Dimension); 35] = [
             ("1 Pa", 1.0, D::PRESSURE),
             ("1 kPa", 1e3, D::PRESSURE),
             ("1 MPa", 1e6, D::PRESSURE),
