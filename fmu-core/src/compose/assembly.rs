@@ -400,6 +400,36 @@ impl Assembly {
         x
     }
 
+    /// Every port's values at `x` with inputs `u` (the across values the
+    /// nodes share, the through values the parts set, and each node's net
+    /// through value at the port that sets its across values, positive
+    /// into that part), handed to `read` as one slot vector: a port's
+    /// values start at [`Assembly::port_slot`], across values first. What
+    /// an output of a port reads; no allocation.
+    pub fn port_values<R>(&self, u: &[f64], x: &[f64], read: impl FnOnce(&[f64]) -> R) -> R {
+        let mut guard = self.scratch.borrow_mut();
+        let s = &mut *guard;
+        self.across(s, u, x, false);
+        self.through(s, x, false);
+        read(&s.slots)
+    }
+
+    /// Where the values of port `port` (its index in [`Part::ports`]) of
+    /// the `part`-th part (in the order the parts were added) start in
+    /// [`Assembly::port_values`]' slot vector; `None` for no such port.
+    pub fn port_slot(&self, part: usize, port: usize) -> Option<usize> {
+        let laid = self.layout.parts.get(part)?;
+        let ports = laid.part.ports();
+        ports.get(port)?;
+        Some(
+            laid.slots.start
+                + ports[..port]
+                    .iter()
+                    .map(|q| q.domain.slots())
+                    .sum::<usize>(),
+        )
+    }
+
     /// The event indicators at `x` with inputs `u`, part by part, into `z`.
     pub fn event_indicator_values(&self, u: &[f64], x: &[f64], z: &mut [f64]) {
         let mut guard = self.scratch.borrow_mut();

@@ -86,7 +86,7 @@ mod reader;
 pub use documentation::documentation_markdown;
 pub use reader::read;
 
-use fmu_core::compose::{Assembly, Causality, Part};
+use fmu_core::compose::{Assembly, Part};
 use std::fmt;
 use std::sync::Arc;
 
@@ -230,7 +230,9 @@ pub struct Circuit {
     pub outputs: Vec<OutputSpec>,
     /// The parts (name, type, part), in file order.
     pub parts: Vec<(String, &'static registry::PartType, Arc<dyn Part>)>,
-    probe: Probe,
+    /// Per output of a port, the slot of its value in
+    /// [`Assembly::port_values`] (`None` for an output of a state).
+    output_slots: Vec<Option<usize>>,
 }
 
 impl Circuit {
@@ -240,107 +242,18 @@ impl Circuit {
     }
 
     /// The outputs' values (SI) at states `x` and inputs `u`, into `y`
-    /// (one per output). Allocates its scratch buffers: meant for output
-    /// points, not for every evaluation of the rates.
+    /// (one per output), from one evaluation of the ports' values; no
+    /// allocation.
     pub fn output_values(&self, u: &[f64], x: &[f64], y: &mut [f64]) {
-        let slots = self.probe.port_values(&self.parts, u, x);
-        for (out, value) in self.outputs.iter().zip(y.iter_mut()) {
-            *value = match out.source {
-                OutputSource::State(i) => x.get(i).copied().unwrap_or(f64::NAN),
-                OutputSource::Across {
-                    part,
-                    port,
-                    variable,
-                } => slots[part][self.probe.offsets[part][port] + variable],
-                OutputSource::Through { part, port } => {
-                    let ports = self.parts[part].2.ports();
-                    slots[part][self.probe.offsets[part][port] + ports[port].domain.across().len()]
-                }
-            };
-        }
-    }
-}
-
-/// What the circuit needs to evaluate any port's values (for outputs):
-/// where each part's port values are, each part's states, and the nodes.
-#[derive(Debug, Clone, Default)]
-struct Probe {
-    /// Per part, the first slot of each port in its own slot vector.
-    offsets: Vec<Vec<usize>>,
-    /// Per part, its range in the state vector.
-    states: Vec<std::ops::Range<usize>>,
-    nodes: Vec<ProbeNode>,
-}
-
-/// A node: its members (part, port), what sets its across values, the
-/// inputs delivering a through value into it.
-#[derive(Debug, Clone)]
-struct ProbeNode {
-    members: Vec<(usize, usize)>,
-    /// The member setting the across values, or the input index per
-    /// across variable.
-    source: Result<(usize, usize), Vec<usize>>,
-    external: Vec<usize>,
-}
-
-impl Probe {
-    /// Every part's port values at `x` and `u`: the three phases of the
-    /// assembly, without partials.
-    fn port_values(
-        &self,
-        parts: &[(String, &'static registry::PartType, Arc<dyn Part>)],
-        u: &[f64],
-        x: &[f64],
-    ) -> Vec<Vec<f64>> {
-        let mut slots: Vec<Vec<f64>> = parts
-            .iter()
-            .map(|(_, _, p)| vec![0.0; p.ports().iter().map(|q| q.domain.slots()).sum()])
-            .collect();
-        let xs = |k: usize| x.get(self.states[k].clone()).unwrap_or(&[]);
-        for (k, (_, _, p)) in parts.iter().enumerate() {
-            p.across(xs(k), &mut slots[k], None);
-        }
-        for node in &self.nodes {
-            let across: Vec<f64> = match &node.source {
-                Ok((k, j)) => {
-                    let n = parts[*k].2.ports()[*j].domain.across().len();
-                    let at = self.offsets[*k][*j];
-                    slots[*k][at..at + n].to_vec()
-                }
-                Err(inputs) => inputs
-                    .iter()
-                    .map(|i| u.get(*i).copied().unwrap_or(0.0))
-                    .collect(),
-            };
-            for &(k, j) in &node.members {
-                let at = self.offsets[k][j];
-                slots[k][at..at + across.len()].copy_from_slice(&across);
+        self.assembly.port_values(u, x, |slots| {
+            for ((out, at), value) in self.outputs.iter().zip(&self.output_slots).zip(y) {
+                *value = match (&out.source, at) {
+                    (OutputSource::State(i), _) => x.get(*i).copied().unwrap_or(f64::NAN),
+                    (_, Some(k)) => slots.get(*k).copied().unwrap_or(f64::NAN),
+                    (_, None) => f64::NAN,
+                };
             }
-        }
-        for (k, (_, _, p)) in parts.iter().enumerate() {
-            p.through(xs(k), &mut slots[k], None);
-        }
-        for node in &self.nodes {
-            let Ok((sk, sj)) = node.source else { continue };
-            let port = parts[sk].2.ports()[sj];
-            let Some(_) = port.domain.through() else {
-                continue;
-            };
-            let a = port.domain.across().len();
-            let mut net: f64 = node
-                .external
-                .iter()
-                .map(|i| u.get(*i).copied().unwrap_or(0.0))
-                .sum();
-            for &(k, j) in &node.members {
-                let q = parts[k].2.ports()[j];
-                if q.causality == Causality::SetsThrough {
-                    net -= slots[k][self.offsets[k][j] + a];
-                }
-            }
-            slots[sk][self.offsets[sk][sj] + a] = net;
-        }
-        slots
+        });
     }
 }
 

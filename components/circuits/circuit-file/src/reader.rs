@@ -5,7 +5,7 @@ use crate::registry::{self, Need, PartType, Values};
 use crate::units::{Dimension, UNITS, parse_quantity, parse_unit};
 use crate::{
     Circuit, Diagnostic, DisplayUnit, Experiment, InputSpec, InputTarget, OutputSource, OutputSpec,
-    Probe, ProbeNode, closest,
+    closest,
 };
 use fmu_core::compose::{Builder, Causality, Domain, Part, Port};
 use std::ops::Range;
@@ -427,7 +427,7 @@ impl<'a> Reader<'a> {
 
         // Connectivity and causality, node by node.
         let all_built = parts.iter().all(|p| p.part.is_some());
-        let probe_nodes = self.check_nodes(&parts, &nodes, &inputs);
+        self.check_nodes(&parts, &nodes, &inputs);
         if all_built && !parts.is_empty() {
             let states: usize = parts
                 .iter()
@@ -505,26 +505,22 @@ impl<'a> Reader<'a> {
                 o.source = OutputSource::State(start + local);
             }
         }
-        let probe = Probe {
-            offsets: built
-                .iter()
-                .map(|(_, _, p)| {
-                    p.ports()
-                        .iter()
-                        .scan(0, |acc, q| {
-                            let at = *acc;
-                            *acc += q.domain.slots();
-                            Some(at)
-                        })
-                        .collect()
-                })
-                .collect(),
-            states: built
-                .iter()
-                .map(|(n, _, _)| assembly.states_of(n).unwrap_or(0..0))
-                .collect(),
-            nodes: probe_nodes,
-        };
+        // Outputs of a port: where the assembly's port values hold them.
+        let output_slots = outputs
+            .iter()
+            .map(|o| match o.source {
+                OutputSource::State(_) => None,
+                OutputSource::Across {
+                    part,
+                    port,
+                    variable,
+                } => assembly.port_slot(part, port).map(|k| k + variable),
+                OutputSource::Through { part, port } => {
+                    let across = built[part].2.ports()[port].domain.across().len();
+                    assembly.port_slot(part, port).map(|k| k + across)
+                }
+            })
+            .collect();
         Some(Circuit {
             name,
             description,
@@ -533,7 +529,7 @@ impl<'a> Reader<'a> {
             inputs: inputs.into_iter().map(|i| i.spec).collect(),
             outputs,
             parts: built,
-            probe,
+            output_slots,
         })
     }
 
@@ -1244,14 +1240,8 @@ impl<'a> Reader<'a> {
 
     /// The checks of the builder, node by node, each reported at its node:
     /// unconnected ports, domains mixed, across values set twice or not at
-    /// all (the causality conflict). Returns the
-    /// nodes for the output probe.
-    fn check_nodes(
-        &mut self,
-        parts: &[PartEntry],
-        nodes: &[NodeEntry],
-        inputs: &[InputEntry],
-    ) -> Vec<ProbeNode> {
+    /// all (the causality conflict).
+    fn check_nodes(&mut self, parts: &[PartEntry], nodes: &[NodeEntry], inputs: &[InputEntry]) {
         let mut members: Vec<(Vec<PortAt>, Range<usize>)> = nodes
             .iter()
             .map(|n| (n.ports.iter().map(|(a, _)| *a).collect(), n.span.clone()))
@@ -1288,7 +1278,6 @@ impl<'a> Reader<'a> {
                 );
             }
         }
-        let mut probe = Vec::new();
         for (list, span) in &members {
             let Some(&first) = list.first() else { continue };
             let Some(first_port) = port_spec(parts, first) else {
@@ -1342,11 +1331,7 @@ impl<'a> Reader<'a> {
             let across = domain.across();
             let what = across.join(" and ");
             match (setters.as_slice(), bound.is_empty()) {
-                ([setter], true) => probe.push(ProbeNode {
-                    members: list.iter().map(|a| (a.part, a.port)).collect(),
-                    source: Ok((setter.part, setter.port)),
-                    external,
-                }),
+                ([_], true) => {}
                 ([], false) => {
                     let mut slots = vec![None; across.len()];
                     let mut fine = true;
@@ -1392,14 +1377,6 @@ impl<'a> Reader<'a> {
                                 what
                             ),
                         );
-                        fine = false;
-                    }
-                    if fine {
-                        probe.push(ProbeNode {
-                            members: list.iter().map(|a| (a.part, a.port)).collect(),
-                            source: Err(slots.into_iter().map(|s| s.unwrap_or(0)).collect()),
-                            external,
-                        });
                     }
                 }
                 ([], true) => {
@@ -1464,7 +1441,6 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        probe
     }
 
     fn unique(&mut self, names: &[(String, Range<usize>)]) {
