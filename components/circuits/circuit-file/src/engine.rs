@@ -40,7 +40,7 @@ pub const DIGEST_FILE: &str = "circuit.sha256";
 /// The state capacities the engine libraries are built for (one
 /// `circuit-engine-<N>` crate each): `build-fmu` takes the smallest that
 /// holds a circuit's states.
-pub const CAPACITIES: [usize; 4] = [8, 16, 32, 64];
+pub const CAPACITIES: [usize; 7] = [4, 8, 12, 16, 24, 32, 64];
 
 /// The SHA-256 of a description's text, in hex.
 pub fn digest(text: &str) -> String {
@@ -119,19 +119,30 @@ struct Loaded {
 /// The description each engine library serves (one slot per capacity,
 /// each capacity being its own library): null until installed, then a
 /// `Box<Loaded>` for the library's life.
-static SLOTS: [AtomicPtr<Loaded>; 4] = [
-    AtomicPtr::new(std::ptr::null_mut()),
-    AtomicPtr::new(std::ptr::null_mut()),
-    AtomicPtr::new(std::ptr::null_mut()),
-    AtomicPtr::new(std::ptr::null_mut()),
-];
+static SLOTS: [AtomicPtr<Loaded>; CAPACITIES.len()] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; CAPACITIES.len()];
 
 /// Serialises installs (readers only load the pointer).
 static INSTALLING: Mutex<()> = Mutex::new(());
 
+/// The index of capacity `n` in [`CAPACITIES`] (`CAPACITIES.len()` for
+/// none).
+const fn capacity_index(n: usize) -> usize {
+    let mut k = 0;
+    while k < CAPACITIES.len() && CAPACITIES[k] != n {
+        k += 1;
+    }
+    k
+}
+
 fn slot<const N: usize>() -> &'static AtomicPtr<Loaded> {
-    let k = CAPACITIES.iter().position(|&c| c == N).unwrap_or(0);
-    &SLOTS[k]
+    const {
+        assert!(
+            capacity_index(N) < CAPACITIES.len(),
+            "an engine's capacity must be one of CAPACITIES"
+        )
+    };
+    &SLOTS[capacity_index(N)]
 }
 
 /// Frees every installed table: called when the library is unloaded
@@ -144,6 +155,32 @@ pub extern "C" fn release() {
             // SAFETY: made by `Box::into_raw` in `install`, taken once.
             drop(unsafe { Box::from_raw(raw) });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CAPACITIES;
+
+    /// Every capacity has its engine crate (`components/engines/`), and
+    /// every engine crate's capacity is one of them.
+    #[test]
+    fn the_engine_crates_are_the_capacities() {
+        let engines = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../engines");
+        let mut found: Vec<usize> = std::fs::read_dir(&engines)
+            .unwrap()
+            .map(|e| {
+                let manifest =
+                    std::fs::read_to_string(e.unwrap().path().join("Cargo.toml")).unwrap();
+                let line = manifest
+                    .lines()
+                    .find_map(|l| l.strip_prefix("engine-capacity = "))
+                    .expect("an engine crate declares its capacity");
+                line.trim().parse().unwrap()
+            })
+            .collect();
+        found.sort_unstable();
+        assert_eq!(found, CAPACITIES);
     }
 }
 
