@@ -76,6 +76,10 @@ enum Resolved {
 struct NodeEntry {
     span: Range<usize>,
     ports: Vec<(PortAt, Range<usize>)>,
+    /// Whether a port it lists could not be resolved (reported already):
+    /// the node's causality is then not checked, so that one mistake
+    /// gives one message.
+    incomplete: bool,
 }
 
 struct InputEntry {
@@ -372,14 +376,17 @@ impl<'a> Reader<'a> {
             let mut node = NodeEntry {
                 span: v.span(),
                 ports: Vec::new(),
+                incomplete: false,
             };
             for item in list.iter() {
                 let Some(full) = self.string(item, "a port in a node") else {
+                    node.incomplete = true;
                     continue;
                 };
                 let full = full.to_owned();
-                if let Some(at) = self.port(&parts, &full, item.span()) {
-                    node.ports.push((at, item.span()));
+                match self.port(&parts, &full, item.span()) {
+                    Some(at) => node.ports.push((at, item.span())),
+                    None => node.incomplete = true,
                 }
             }
             nodes.push(node);
@@ -678,6 +685,7 @@ impl<'a> Reader<'a> {
         let mut spans: Vec<(&'static str, Range<usize>)> = Vec::new();
         let mut ok = true;
         let mut nominal: Option<&Val<'_>> = None;
+        let mut rejected: Vec<&str> = Vec::new();
         for (k, v) in entries(t) {
             let key_text = k.get_ref().as_ref();
             if key_text == "type" {
@@ -709,12 +717,16 @@ impl<'a> Reader<'a> {
                     values.set(p.name, x);
                     spans.push((p.name, v.span()));
                 }
-                None => ok = false,
+                None => {
+                    ok = false;
+                    // Given, with its own message: not missing too.
+                    rejected.push(p.name);
+                }
             }
         }
         let mut missing = Vec::new();
         for p in kind.parameters {
-            if values.opt(p.name).is_some() {
+            if values.opt(p.name).is_some() || rejected.contains(&p.name) {
                 continue;
             }
             match p.need {
@@ -1246,6 +1258,13 @@ impl<'a> Reader<'a> {
             .iter()
             .map(|n| (n.ports.iter().map(|(a, _)| *a).collect(), n.span.clone()))
             .collect();
+        // A node listing a port that could not be resolved (a part that did
+        // not build, a misspelt port: reported already) is left out of the
+        // causality checks: what sets its pressure is not known.
+        let incomplete: Vec<Range<usize>> = (nodes.iter())
+            .filter(|n| n.incomplete)
+            .map(|n| n.span.clone())
+            .collect();
         // A port bound by an input and in no node is a node of its own.
         for i in inputs {
             if let Some((at, _)) = i.at
@@ -1279,6 +1298,9 @@ impl<'a> Reader<'a> {
             }
         }
         for (list, span) in &members {
+            if incomplete.contains(span) {
+                continue;
+            }
             let Some(&first) = list.first() else { continue };
             let Some(first_port) = port_spec(parts, first) else {
                 continue;

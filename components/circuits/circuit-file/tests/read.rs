@@ -925,3 +925,37 @@ fn columns_count_characters() {
         "{all:?}"
     );
 }
+
+#[test]
+fn one_mistake_in_a_part_gives_one_message() {
+    // A volume that does not build leaves its node without what sets the
+    // pressure; that follows from the mistake and is not reported again,
+    // nor is a parameter given with a wrong unit reported as missing too.
+    for (from, to, words) in [
+        (
+            "V = \"0.5 L\"",
+            "V = \"0.5 bar\"",
+            &["line.V", "volume", "pressure"][..],
+        ),
+        (
+            "V = \"0.5 L\"",
+            "V = \"-0.5 L\"",
+            &["part 'line'", "must be positive"][..],
+        ),
+        ("V = \"0.5 L\"\n", "", &["missing required parameter V"][..]),
+    ] {
+        let text = edit(from, to);
+        let all = errors(&text);
+        assert_eq!(all.len(), 1, "{from} -> {to}: {all:#?}");
+        assert!(words.iter().all(|w| all[0].contains(w)), "{all:#?}");
+    }
+    // A misspelt port is one message; its node is not also a conflict.
+    let text = edit("\"line.A\"", "\"line.B\"");
+    let all = errors(&text);
+    assert_eq!(all.len(), 2, "{all:#?}");
+    assert!(all[0].contains("has no port 'B'"), "{all:#?}");
+    assert!(
+        all[1].contains("port line.A") && all[1].contains("not connected"),
+        "{all:#?}"
+    );
+}
