@@ -158,32 +158,6 @@ pub extern "C" fn release() {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::CAPACITIES;
-
-    /// Every capacity has its engine crate (`components/engines/`), and
-    /// every engine crate's capacity is one of them.
-    #[test]
-    fn the_engine_crates_are_the_capacities() {
-        let engines = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../engines");
-        let mut found: Vec<usize> = std::fs::read_dir(&engines)
-            .unwrap()
-            .map(|e| {
-                let manifest =
-                    std::fs::read_to_string(e.unwrap().path().join("Cargo.toml")).unwrap();
-                let line = manifest
-                    .lines()
-                    .find_map(|l| l.strip_prefix("engine-capacity = "))
-                    .expect("an engine crate declares its capacity");
-                line.trim().parse().unwrap()
-            })
-            .collect();
-        found.sort_unstable();
-        assert_eq!(found, CAPACITIES);
-    }
-}
-
 #[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".fini_array")]
@@ -556,5 +530,31 @@ impl<const N: usize> Model<N> for Engine<N> {
         self.circuit
             .assembly
             .event_indicator_values(&u.values[..self.inputs], x.as_slice(), z);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CAPACITIES;
+
+    /// Every capacity has its engine crate (`components/engines/`), and
+    /// every engine crate's capacity is one of them.
+    #[test]
+    fn the_engine_crates_are_the_capacities() {
+        let engines = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../engines");
+        let mut found: Vec<usize> = std::fs::read_dir(&engines)
+            .unwrap()
+            .map(|e| {
+                let manifest =
+                    std::fs::read_to_string(e.unwrap().path().join("Cargo.toml")).unwrap();
+                let line = manifest
+                    .lines()
+                    .find_map(|l| l.strip_prefix("engine-capacity = "))
+                    .expect("an engine crate declares its capacity");
+                line.trim().parse().unwrap()
+            })
+            .collect();
+        found.sort_unstable();
+        assert_eq!(found, CAPACITIES);
     }
 }
