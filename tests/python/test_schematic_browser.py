@@ -95,7 +95,7 @@ def page() -> Path:
     if cargo is None:
         pytest.fail("cargo is needed to write the documentation page")
     done = subprocess.run(
-        [cargo, "run", "--quiet", "-p", "circuit-file", "--example", "documentation_page", "--",
+        [cargo, "run", "--release", "--quiet", "-p", "circuit-file", "--example", "documentation_page", "--",
          str(EXAMPLE)],
         cwd=ROOT,
         capture_output=True,
