@@ -10,7 +10,7 @@ use crate::units::find_unit;
 type CausalityFilter = fn(Causality) -> bool;
 
 /// Escapes text for HTML element content and attribute values.
-pub(crate) fn escape_html(text: &str) -> String {
+pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

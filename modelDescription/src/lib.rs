@@ -9,6 +9,7 @@
 //! ([`units::UNITS`]).
 
 mod doc;
+pub use doc::escape_html;
 mod fmi2;
 mod fmi3;
 pub mod model;

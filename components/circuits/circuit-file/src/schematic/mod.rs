@@ -299,21 +299,9 @@ fn find_port<'a>(parts: &[Sketch], member: &'a str) -> Option<(usize, &'a str)> 
     Some((k, port))
 }
 
-/// Escapes text for XML content and attributes.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+/// Escapes text for XML content and attributes (the model description's
+/// escaping, which the documentation page uses too).
+pub(crate) use model_description::escape_html as escape;
 
 impl Circuit {
     /// The circuit's schematic (see [`svg`]): its parts with their ports,
