@@ -240,17 +240,14 @@ impl Assembly {
                 p.part.across(xs, slots, None);
             }
         }
+        let slots = &mut s.slots[..];
         for &(from, to) in &plan.copies {
-            s.slots[to] = s.slots[from];
+            slots[to] = slots[from];
         }
         if grad {
+            let (gradient, partials) = (&mut s.gradient[..], &s.partials[..]);
             for a in &plan.across_assign {
-                s.gradient[a.to] = s.partials[a.from];
-            }
-            for &(from, to, len) in &plan.gradient_copies {
-                for e in 0..len {
-                    s.gradient[to + e] = s.gradient[from + e];
-                }
+                gradient[a.to] = partials[a.from];
             }
         }
     }
@@ -276,37 +273,36 @@ impl Assembly {
                 p.part.through(xs, slots, None);
             }
         }
+        let slots = &mut s.slots[..];
         for (target, terms, external) in &plan.nets {
             let mut total = 0.0;
             for &m in &plan.terms[terms.clone()] {
-                total += s.slots[m];
+                total += slots[m];
             }
             for &e in &plan.external[external.clone()] {
-                total -= s.slots[e];
+                total -= slots[e];
             }
-            s.slots[*target] = -total;
+            slots[*target] = -total;
         }
         if grad {
+            let (gradient, partials) = (&mut s.gradient[..], &s.partials[..]);
             for &to in &plan.through_zero {
-                s.gradient[to] = 0.0;
+                gradient[to] = 0.0;
             }
             for a in &plan.through_assign {
-                s.gradient[a.to] = s.partials[a.from];
+                gradient[a.to] = partials[a.from];
             }
             for c in &plan.through_chain {
-                let factor = s.partials[c.factor];
-                if factor != 0.0 {
-                    s.gradient[c.to] += factor * s.gradient[c.from];
-                }
+                gradient[c.to] += partials[c.factor] * gradient[c.from];
             }
             for &to in &plan.net_zero {
-                s.gradient[to] = 0.0;
+                gradient[to] = 0.0;
             }
             for &(to, from) in &plan.net_sum {
-                s.gradient[to] += s.gradient[from];
+                gradient[to] += gradient[from];
             }
             for &to in &plan.net_negate {
-                s.gradient[to] = -s.gradient[to];
+                gradient[to] = -gradient[to];
             }
         }
     }
@@ -323,7 +319,8 @@ impl Assembly {
         let Some((j, ld)) = jac else {
             self.across(s, u, x, false);
             self.through(s, x, false);
-            for p in &layout.parts {
+            for &k in &plan.rate_parts {
+                let p = &layout.parts[k];
                 p.part.rates(
                     &x[p.states.clone()],
                     &s.slots[p.slots.clone()],
@@ -333,12 +330,14 @@ impl Assembly {
             }
             return;
         };
+        let partials = &mut s.partials[..];
         for &z in &plan.zero_partials {
-            s.partials[z] = 0.0;
+            partials[z] = 0.0;
         }
         self.across(s, u, x, true);
         self.through(s, x, true);
-        for (k, p) in layout.parts.iter().enumerate() {
+        for &k in &plan.rate_parts {
+            let p = &layout.parts[k];
             let (ns, np) = (p.states.len(), p.slots.len());
             let at = plan.regions[k].rates;
             let by_slot = &mut s.partials[at..at + ns * np];
@@ -356,11 +355,9 @@ impl Assembly {
                 )),
             );
         }
+        let (gradient, partials) = (&s.gradient[..], &s.partials[..]);
         for stamp in &plan.stamps {
-            let (factor, g) = (s.partials[stamp.factor], s.gradient[stamp.from]);
-            if factor != 0.0 && g != 0.0 {
-                j[stamp.col * ld + stamp.row] += factor * g;
-            }
+            j[stamp.col * ld + stamp.row] += partials[stamp.factor] * gradient[stamp.from];
         }
     }
 

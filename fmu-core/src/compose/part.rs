@@ -258,7 +258,7 @@ pub trait Part: Send + Sync + std::fmt::Debug {
     fn through(&self, _x: &[f64], _ports: &mut [f64], _d: Option<&mut Partials<'_>>) {}
 
     /// Phase 3: the rates of the part's states into `dx`, given its states
-    /// and every port value.
+    /// and every port value (never called for a part without states).
     fn rates(&self, x: &[f64], ports: &[f64], dx: &mut [f64], d: Option<&mut Partials<'_>>);
 
     /// The values of the part's event indicators into `z`, given its

@@ -56,9 +56,11 @@ pub(crate) struct Stamp {
 /// What an evaluation does between the parts' own work.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Plan {
-    /// The parts with a phase 1, a phase 2, event indicators.
+    /// The parts with a phase 1, a phase 2, states (a phase 3), event
+    /// indicators.
     pub(crate) across_parts: Vec<usize>,
     pub(crate) through_parts: Vec<usize>,
+    pub(crate) rate_parts: Vec<usize>,
     pub(crate) event_parts: Vec<usize>,
     /// Each part's partial-derivative regions.
     pub(crate) regions: Vec<Regions>,
@@ -67,10 +69,9 @@ pub(crate) struct Plan {
     /// The partial derivatives that must start at zero (the declared
     /// dependencies: a part writes only the non-zero ones).
     pub(crate) zero_partials: Vec<usize>,
-    /// Across values carried from a node's source to its readers, and
-    /// the matching gradient ranges (from, to, length).
+    /// Across values carried from a node's source to its readers (whose
+    /// gradients are the source's entries).
     pub(crate) copies: Vec<(usize, usize)>,
-    pub(crate) gradient_copies: Vec<(usize, usize, usize)>,
     /// Net through values: the source's slot, the through values summed,
     /// the external inputs subtracted (ranges into `terms`, `external`).
     pub(crate) nets: Vec<(usize, std::ops::Range<usize>, std::ops::Range<usize>)>,
@@ -126,6 +127,9 @@ impl Plan {
             if !p.through_rows.is_empty() {
                 plan.through_parts.push(k);
             }
+            if !p.states.is_empty() {
+                plan.rate_parts.push(k);
+            }
             if !p.events.is_empty() {
                 plan.event_parts.push(k);
             }
@@ -152,20 +156,15 @@ impl Plan {
                 plan.gradient[slot] = (start, states.len());
             }
         }
-        // Carrying across values to the readers (the gradient's columns
-        // go with them).
+        // Carrying across values to the readers.
         for node in &layout.nodes {
             let from = node.across_slots();
             for reader in &node.readers {
                 for (a, &to) in reader.iter().enumerate() {
                     plan.copies.push((from[a], to));
-                    let (start, len) = plan.gradient[from[a]];
-                    let at = plan.columns.len();
-                    plan.columns.extend_from_within(start..start + len);
-                    plan.gradient[to] = (at, len);
-                    if len > 0 {
-                        plan.gradient_copies.push((start, at, len));
-                    }
+                    // The reader's value is the source's: so is its
+                    // gradient (the same entries, never written again).
+                    plan.gradient[to] = plan.gradient[from[a]];
                 }
             }
         }
