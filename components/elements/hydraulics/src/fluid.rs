@@ -88,6 +88,50 @@ impl BulkModulus {
     }
 }
 
+/// A bulk-modulus law ready for evaluation: the law, with its value kept
+/// when it does not depend on pressure (`a2 = 0`, a constant bulk modulus
+/// written with the law: `B = a1 Emax log(a3)`), so that a constant bulk
+/// modulus costs no logarithm per evaluation. Its values are the law's,
+/// bit for bit, at every finite pressure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fluid {
+    law: BulkModulus,
+    constant: Option<f64>,
+}
+
+impl Fluid {
+    /// The law `law`, with its constant value kept when `a2 = 0`.
+    pub fn new(law: BulkModulus) -> Self {
+        Fluid {
+            law,
+            constant: (law.a2 == 0.0).then(|| law.value(0.0)),
+        }
+    }
+
+    /// The law.
+    pub fn law(&self) -> &BulkModulus {
+        &self.law
+    }
+
+    /// Bulk modulus at gauge pressure `p` (Pa), in Pa (E4).
+    #[inline]
+    pub fn value(&self, p: f64) -> f64 {
+        match self.constant {
+            Some(b) => b,
+            None => self.law.value(p),
+        }
+    }
+
+    /// dB/dp at `p` (1): zero for a constant bulk modulus.
+    #[inline]
+    pub fn derivative(&self, p: f64) -> f64 {
+        match self.constant {
+            Some(_) => 0.0,
+            None => self.law.derivative(p),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +153,30 @@ mod tests {
             ..BulkModulus::reference_oil()
         };
         assert!((b.value(2.8e7) / 4.08e9 - 1.0).abs() < 1e-2);
+    }
+
+    #[test]
+    fn a_constant_law_is_kept_and_gives_the_laws_values() {
+        let constant = BulkModulus {
+            e_max: 1e9,
+            a1: 1.0,
+            a2: 0.0,
+            a3: 10.0,
+            ..BulkModulus::reference_oil()
+        };
+        for law in [constant, BulkModulus::reference_oil()] {
+            let fluid = Fluid::new(law);
+            assert_eq!(fluid.constant.is_some(), law.a2 == 0.0);
+            for p in [-1e5, 0.0, 1e3, 5e6, 2e7, 1e9] {
+                assert_eq!(fluid.value(p).to_bits(), law.value(p).to_bits(), "{p}");
+                assert_eq!(
+                    fluid.derivative(p).to_bits(),
+                    law.derivative(p).to_bits(),
+                    "{p}"
+                );
+            }
+        }
+        assert!((Fluid::new(constant).value(3e6) - 1e9).abs() < 1e-3);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use crate::check::{finite, positive};
 use fmu_core::Derived;
 use fmu_core::compose::{Dependencies, Output, Part, Partials, Port, StateSpec};
+use hydraulics::fluid::Fluid;
 use hydraulics::{BulkModulus, Volume};
 
 /// A rigid lumped volume `V` of oil with the pressure-dependent bulk
@@ -23,7 +24,7 @@ use hydraulics::{BulkModulus, Volume};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Chamber {
     volume: Volume,
-    fluid: BulkModulus,
+    fluid: Fluid,
     p0: f64,
 }
 
@@ -49,7 +50,7 @@ impl Chamber {
         finite("initial pressure", "p0", p0, "Pa")?;
         Ok(Chamber {
             volume: Volume { volume },
-            fluid,
+            fluid: Fluid::new(fluid),
             p0,
         })
     }
@@ -61,7 +62,7 @@ impl Chamber {
 
     /// The oil's bulk modulus law.
     pub fn fluid(&self) -> &BulkModulus {
-        &self.fluid
+        self.fluid.law()
     }
 }
 
@@ -78,7 +79,7 @@ impl Part for Chamber {
         vec![Derived::positive(
             "B(0)/V, the chamber's stiffness at 0 Pa (E5)",
             "Pa/m3",
-            self.volume.stiffness(&self.fluid, 0.0),
+            self.fluid.value(0.0) / self.volume.volume,
         )]
     }
 
@@ -112,10 +113,13 @@ impl Part for Chamber {
     #[inline]
     fn rates(&self, x: &[f64], ports: &[f64], dx: &mut [f64], d: Option<&mut Partials<'_>>) {
         let (p, q) = (x[0], ports[Q]);
-        dx[0] = self.volume.pressure_rate(&self.fluid, p, q);
+        // Volume::pressure_rate, rate_slope_pressure and stiffness, with
+        // the law's value kept when it is constant.
+        let volume = self.volume.volume;
+        dx[0] = self.fluid.value(p) / volume * q;
         if let Some(d) = d {
-            *d.state(0, 0) = self.volume.rate_slope_pressure(&self.fluid, p, q);
-            *d.slot(0, Q) = self.volume.stiffness(&self.fluid, p);
+            *d.state(0, 0) = self.fluid.derivative(p) / volume * q;
+            *d.slot(0, Q) = self.fluid.value(p) / volume;
         }
     }
 }

@@ -3,6 +3,7 @@
 use crate::check::{finite, positive};
 use fmu_core::Derived;
 use fmu_core::compose::{Dependencies, Output, Part, Partials, Port, StateSpec};
+use hydraulics::fluid::Fluid;
 use hydraulics::{BulkModulus, Cylinder as CylinderLaw};
 
 /// A double-acting cylinder holding the oil of its two chambers: the
@@ -34,7 +35,7 @@ use hydraulics::{BulkModulus, Cylinder as CylinderLaw};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChamberCylinder {
     law: CylinderLaw,
-    fluid: BulkModulus,
+    fluid: Fluid,
     p_a0: f64,
     p_b0: f64,
 }
@@ -82,7 +83,7 @@ impl ChamberCylinder {
         finite("initial pressure of chamber B", "p_B0", p_b0, "Pa")?;
         Ok(ChamberCylinder {
             law,
-            fluid,
+            fluid: Fluid::new(fluid),
             p_a0,
             p_b0,
         })

@@ -10,6 +10,11 @@
 //! circuit pays for being assembled at run time from a description instead
 //! of being written in Rust.
 //!
+//! The rows marked "file" measure a circuit's description file (the
+//! examples of `components/circuits/circuit-file/examples/`, the
+//! composition an engine FMU runs) beside the written-out circuit it
+//! reproduces, at the same states and inputs.
+//!
 //! Run: `cargo run --release -p validation --bin bench-compose`
 
 use clap::Parser;
@@ -38,6 +43,21 @@ struct Row {
     parts: usize,
     rates: (f64, f64),
     jacobian: (f64, f64),
+}
+
+/// Reads the example description file `name`.
+fn example(name: &str) -> Result<circuit_file::Circuit, String> {
+    let path = format!(
+        "{}/../components/circuits/circuit-file/examples/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    circuit_file::read(&text, name).map_err(|d| {
+        d.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
 }
 
 /// The median of `values`.
@@ -96,7 +116,7 @@ fn main() -> Result<(), String> {
     let args = Args::parse();
     let (rounds, count) = (args.rounds.max(1), args.states.max(1));
     let mut rows = Vec::new();
-    eprintln!("measuring 5 circuits, {rounds} rounds of {count} states each ...");
+    eprintln!("measuring 8 circuits, {rounds} rounds of {count} states each ...");
 
     {
         use valve_drive::valve_cylinder::{NX, ValveCylinder};
@@ -191,8 +211,66 @@ fn main() -> Result<(), String> {
         ));
     }
 
+    // The description files, each beside the circuit it writes out.
+    {
+        use valve_drive::valve_cylinder::{NX, ValveCylinder};
+        let (m, mut u) = fmu_core::default_model::<ValveCylinder, NX>()?;
+        u.U = 4.5;
+        let states = fmu_core::testing::sample_states(
+            &[-10.0, -1e3, 0.0, 0.0, 0.0, 0.0, -1e-3, -0.1, -1e-4],
+            &[10.0, 1e3, 6e-8, 1.4e7, 1.4e7, 1.4e7, 1.001, 0.1, 1e-4],
+            count,
+        );
+        let c = example("valve_cylinder.toml")?;
+        rows.push(measure(
+            "ValveCylinder file",
+            &m,
+            &u,
+            &c.assembly,
+            &[u.U],
+            &states,
+            rounds,
+        ));
+    }
+    {
+        use lift_circuit::lift_actuator::{LiftActuator, NX};
+        let (m, mut u) = fmu_core::default_model::<LiftActuator, NX>()?;
+        (u.u, u.F_ext) = (0.6, -1200.0);
+        let states = fmu_core::testing::sample_states(
+            &[-2e-3, -1.0, -1e5, -1e5, -1e-3, -5.0],
+            &[2e-3, 1.0, 2.2e7, 2.2e7, 1.001, 5.0],
+            count,
+        );
+        let c = example("lift_actuator.toml")?;
+        rows.push(measure(
+            "LiftActuator file",
+            &m,
+            &u,
+            &c.assembly,
+            &[u.u, u.F_ext],
+            &states,
+            rounds,
+        ));
+    }
+    {
+        use orifice_circuit::{NX, OrificeChain};
+        let (m, mut u) = fmu_core::default_model::<OrificeChain, NX>()?;
+        (u.ps, u.pt) = (1e7, 0.0);
+        let states = fmu_core::testing::sample_states(&[-1e5, -1e5], &[1.2e7, 1.2e7], count);
+        let c = example("orifice_chain.toml")?;
+        rows.push(measure(
+            "OrificeChain file",
+            &m,
+            &u,
+            &c.assembly,
+            &[u.ps, u.pt],
+            &states,
+            rounds,
+        ));
+    }
+
     println!(
-        "{:<16} {:>6} {:>6}   {:>10} {:>10} {:>7}   {:>10} {:>10} {:>7}",
+        "{:<20} {:>6} {:>6}   {:>10} {:>10} {:>7}   {:>10} {:>10} {:>7}",
         "circuit",
         "states",
         "nodes",
@@ -205,7 +283,7 @@ fn main() -> Result<(), String> {
     );
     for r in &rows {
         println!(
-            "{:<16} {:>6} {:>6}   {:>10.1} {:>10.1} {:>7.2}   {:>10.1} {:>10.1} {:>7.2}",
+            "{:<20} {:>6} {:>6}   {:>10.1} {:>10.1} {:>7.2}   {:>10.1} {:>10.1} {:>7.2}",
             r.circuit,
             r.states,
             r.parts,
@@ -219,7 +297,8 @@ fn main() -> Result<(), String> {
     }
     println!(
         "(written: the circuit's Model; composed: its assembly() of parts with ports, \
-         bit-identical results; median of {rounds} rounds of {count} sampled states)"
+         bit-identical results, or for a file row the description file's circuit, the same \
+         equations to rounding; median of {rounds} rounds of {count} sampled states)"
     );
     Ok(())
 }
