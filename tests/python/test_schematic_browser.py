@@ -2,12 +2,13 @@
 
 Renders the documentation page an FMU built from
 ``components/circuits/circuit-file/examples/pump_relief.toml`` carries (the
-``documentation_page`` example of the circuit-file crate writes it), opens
-it in headless Chromium and checks what a reader sees: every part's label
-in the drawing, inside the page, of non-zero size, not hidden under
-anything, not overlapping another label and inked in the screenshot; the
-drawing itself not blank. The screenshot stays at
-``target/schematic-browser/pump_relief.png`` for a person to look at.
+``documentation_page`` example of the circuit-file crate writes it), and
+the page of every hand-written circuit's FMU in ``dist/fmi3`` (written by
+the build command), opens each in headless Chromium and checks what a
+reader sees: every part's label in the drawing, inside the page, of
+non-zero size, not hidden under anything, not overlapping another label
+and inked in the screenshot; the drawing itself not blank. The
+screenshots stay in ``target/schematic-browser/`` for a person to look at.
 
 Needs Debian's ``chromium`` (tests/run-all.sh installs it); without it, and
 without root to install it, the test is skipped with the command to run.
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -108,15 +111,50 @@ def page() -> Path:
     return path
 
 
+# The hand-written circuits' FMUs; each page carries its circuit's
+# schematic (components/circuits/circuit-file/tests/hand_written_schematics.rs
+# draws them and checks each part's label is in the drawing once).
+HAND_WRITTEN = [
+    "OrificeChain", "ValveCylinder", "ValveActuator", "SlidingMass", "LiftActuator",
+    "LiftHydraulics", "HoseH", "HoseG", "HoseY", "HoseZ", "FourBar", "FourBarActuator",
+    "FourBarMechanism", "FourBarTwin",
+]
+
+
 def test_the_schematic_shows_every_part_in_chromium(page: Path) -> None:
+    parts = list(tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))["parts"])
+    _check_page(page, parts, "pump_relief", smallest=200)
+
+
+@pytest.mark.parametrize("model", HAND_WRITTEN)
+def test_the_hand_written_circuits_pages_show_their_schematics(model: str) -> None:
+    fmu = ROOT / "dist/fmi3" / f"{model}.fmu"
+    if not fmu.exists():
+        pytest.fail(f"{fmu} is missing: build the FMUs first (cargo run --release -p build-fmu)")
+    OUT.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(fmu) as archive:
+        html = archive.read("documentation/index.html").decode("utf-8")
+    path = OUT / f"{model}.html"
+    path.write_text(html, encoding="utf-8")
+    # The parts the drawing names (its labels' data-part attributes): the
+    # browser must show each of them.
+    drawing = html[html.index("<svg "):html.index("</svg>")]
+    parts = re.findall(r'<text class="label" data-part="([^"]+)"', drawing)
+    assert parts, f"{model}: the schematic names no part"
+    _check_page(path, parts, model, smallest=40)
+
+
+def _check_page(page: Path, parts: list[str], name: str, smallest: int) -> None:
+    """Opens `page` in Chromium: its one schematic shows the labels of
+    `parts`, each visible and inked, and the screenshot goes to
+    target/schematic-browser/`name`.png."""
     chromium = _chromium()
     from PIL import Image
 
-    parts = list(tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))["parts"])
     html = page.read_text(encoding="utf-8")
     assert html.count("<svg ") == 1 and "&lt;svg" not in html
 
-    probe = OUT / "probe.html"
+    probe = OUT / f"{name}-probe.html"
     probe.write_text(html.replace("</body>", PROBE + "</body>"), encoding="utf-8")
     dom = _browser(chromium, f"--window-size={WIDTH},3000", "--dump-dom", probe.as_uri()).stdout
     start = dom.index('<pre id="probe">') + len('<pre id="probe">')
@@ -125,7 +163,7 @@ def test_the_schematic_shows_every_part_in_chromium(page: Path) -> None:
                          .replace("&amp;", "&"))
     svg = figures["svg"]
     assert svg is not None, "no schematic in the page"
-    assert svg["w"] > 200 and svg["h"] > 200, svg
+    assert svg["w"] > smallest and svg["h"] > smallest, svg
     assert svg["x"] >= 0 and svg["x"] + svg["w"] <= figures["viewport"]["w"], "drawing wider than the page"
 
     labels = figures["labels"]
@@ -145,7 +183,7 @@ def test_the_schematic_shows_every_part_in_chromium(page: Path) -> None:
             assert apart, f"labels {a['part']} and {b['part']} overlap"
 
     # The screenshot: the page down to the end of the drawing.
-    shot = OUT / "pump_relief.png"
+    shot = OUT / f"{name}.png"
     height = int(svg["y"] + svg["h"]) + 40
     _browser(chromium, f"--window-size={WIDTH},{height}", f"--screenshot={shot}", page.as_uri())
     image = Image.open(shot).convert("L")

@@ -19,7 +19,11 @@ fmu_core::circuit! {
     model FourBar {
         description: "Hydraulically driven four-bar: pump, relief valve, closed-centre 4/3 valve \
                       on B-spline curves, cylinder with seal friction, planar linkage under gravity",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of FourBar\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The planar four-bar linkage has no ISO 1219-1 symbol: it is the labelled box the cylinder rod drives.\n\n",
+            include_str!("../schematic-FourBar.svg")
+        ),
         stop_time: 5.0,
         step_size: 1e-3,
     }

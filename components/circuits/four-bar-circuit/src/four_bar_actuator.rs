@@ -12,7 +12,11 @@ fmu_core::circuit! {
     model FourBarActuator {
         description: "The four-bar's hydraulics alone: pump, relief valve, closed-centre 4/3 valve on \
                       B-spline curves and a cylinder with seal friction, driven by the rod's motion",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of FourBarActuator\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The hydraulics of FourBar; the cylinder is moved by the inputs `s` and `s_dot` from the multibody model.\n\n",
+            include_str!("../schematic-FourBarActuator.svg")
+        ),
         stop_time: 5.0,
         step_size: 1e-3,
     }

@@ -9,7 +9,11 @@ use fmu_core::{Context, Model};
 fmu_core::circuit! {
     model FourBarMechanism {
         description: "The four-bar linkage alone under gravity, driven by the cylinder force",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of FourBarMechanism\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The planar four-bar linkage (no ISO 1219-1 symbol: a labelled box), pushed by the cylinder force `F`.\n\n",
+            include_str!("../schematic-FourBarMechanism.svg")
+        ),
         stop_time: 5.0,
         step_size: 1e-3,
     }

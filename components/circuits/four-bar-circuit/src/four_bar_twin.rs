@@ -26,7 +26,11 @@ fmu_core::circuit! {
     model FourBarTwin {
         description: "FourBar as an estimation model: the bulk-modulus coefficients and the valve \
                       curve's interior control points are inputs, for augmented-state estimators",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of FourBarTwin\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). FourBarTwin is this circuit. The planar four-bar linkage has no ISO 1219-1 symbol: it is the labelled box the cylinder rod drives.\n\n",
+            include_str!("../schematic-FourBar.svg")
+        ),
         stop_time: 10.0,
         step_size: 1e-3,
     }

@@ -13,7 +13,11 @@ pub mod h {
     fmu_core::circuit! {
         model HoseH {
             description: "Hydraulic hose, n lumped segments, causal form H: inputs Q1, p2; outputs p1, Q2",
-            documentation: include_str!("../MODEL.md"),
+            documentation: concat!(
+                include_str!("../MODEL.md"),
+                "\n## Schematic of HoseH\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The inputs `Q1` and `p2` at the hose's two ends.\n\n",
+                include_str!("../schematic-HoseH.svg")
+            ),
             stop_time: 0.2,
             step_size: 1e-4,
         }
@@ -61,7 +65,11 @@ pub mod g {
     fmu_core::circuit! {
         model HoseG {
             description: "Hydraulic hose, n lumped segments, causal form G: inputs p1, Q2; outputs Q1, p2",
-            documentation: include_str!("../MODEL.md"),
+            documentation: concat!(
+                include_str!("../MODEL.md"),
+                "\n## Schematic of HoseG\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The inputs `p1` and `Q2` at the hose's two ends.\n\n",
+                include_str!("../schematic-HoseG.svg")
+            ),
             stop_time: 0.2,
             step_size: 1e-4,
         }
@@ -109,7 +117,11 @@ pub mod y {
     fmu_core::circuit! {
         model HoseY {
             description: "Hydraulic hose, n lumped segments, causal form Y: inputs p1, p2; outputs Q1, Q2",
-            documentation: include_str!("../MODEL.md"),
+            documentation: concat!(
+                include_str!("../MODEL.md"),
+                "\n## Schematic of HoseY\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The inputs `p1` and `p2` at the hose's two ends.\n\n",
+                include_str!("../schematic-HoseY.svg")
+            ),
             stop_time: 0.2,
             step_size: 1e-4,
         }
@@ -157,7 +169,11 @@ pub mod z {
     fmu_core::circuit! {
         model HoseZ {
             description: "Hydraulic hose, n lumped segments, causal form Z: inputs Q1, Q2; outputs p1, p2",
-            documentation: include_str!("../MODEL.md"),
+            documentation: concat!(
+                include_str!("../MODEL.md"),
+                "\n## Schematic of HoseZ\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The inputs `Q1` and `Q2` at the hose's two ends.\n\n",
+                include_str!("../schematic-HoseZ.svg")
+            ),
             stop_time: 0.2,
             step_size: 1e-4,
         }

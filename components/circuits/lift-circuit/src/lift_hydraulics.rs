@@ -12,7 +12,11 @@ fmu_core::circuit! {
     model LiftHydraulics {
         description: "Servo valve with overlaps and a cylinder's two chambers: piston motion \
                       in, hydraulic force out",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of LiftHydraulics\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The hydraulics of LiftActuator; the piston is moved by the inputs `x_p` and `v_p` from the mechanism.\n\n",
+            include_str!("../schematic-LiftHydraulics.svg")
+        ),
         stop_time: 5.0,
         step_size: 1e-3,
     }

@@ -12,7 +12,11 @@ use hydraulics::{BulkModulus, LogBase, Orifice, Volume};
 fmu_core::circuit! {
     model OrificeChain {
         description: "Three orifices in series with a large and a small volume",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of OrificeChain\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The supply and tank pressures `ps` and `pt` are the inputs at the two ends of the chain.\n\n",
+            include_str!("../schematic-OrificeChain.svg")
+        ),
         stop_time: 50.0,
         step_size: 1e-3,
     }

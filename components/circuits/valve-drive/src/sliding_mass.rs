@@ -9,7 +9,11 @@ use fmu_core::{BlockJacobian, Context, Model};
 fmu_core::circuit! {
     model SlidingMass {
         description: "Mass with LuGre friction between end stops, driven by a force",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of SlidingMass\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The mass with its LuGre friction and end stops, pushed by the input `F`.\n\n",
+            include_str!("../schematic-SlidingMass.svg")
+        ),
         stop_time: 10.0,
         step_size: 1e-3,
     }

@@ -11,7 +11,11 @@ fmu_core::circuit! {
     model ValveActuator {
         description: "Pressure-compensated 4/3 valve and cylinder without the mass: rod \
                       motion in, cylinder force out",
-        documentation: include_str!("../MODEL.md"),
+        documentation: concat!(
+            include_str!("../MODEL.md"),
+            "\n## Schematic of ValveActuator\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The hydraulics of ValveCylinder; the rod is moved by the inputs `x` and `v` from the mechanism.\n\n",
+            include_str!("../schematic-ValveActuator.svg")
+        ),
         stop_time: 10.0,
         step_size: 1e-3,
     }

@@ -17,7 +17,7 @@ fmu_core::circuit! {
                       mass and LuGre friction",
         documentation: concat!(
             include_str!("../MODEL.md"),
-            "\n## Schematic of ValveCylinder\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The pressure compensator and the shuttle valve, which the parts library does not have, are labelled boxes.\n\n",
+            "\n## Schematic of ValveCylinder\n\nThe circuit in ISO 1219-1 symbols, drawn from its parts by `circuit_file::schematic` (the list is in `components/circuits/circuit-file/tests/hand_written_schematics.rs`). The pressure compensator with its shuttle valve is the PressureCompensator part's symbol.\n\n",
             include_str!("../schematic-ValveCylinder.svg")
         ),
         stop_time: 10.0,

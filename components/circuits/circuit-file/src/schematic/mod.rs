@@ -111,17 +111,23 @@ pub fn draw<'a>(
         }
         arrows.push((name, terminal(k, j), placed[k].symbol.ports[j].side));
     }
-    let (mut left, mut right) = (0, width);
+    let (mut left, mut right, mut top, mut bottom) = (0, width, 0, height);
     for (name, t, side) in &arrows {
         let reach = 3 * GRID + 4 + name.chars().count() as i32 * 8;
+        // Upwards or downwards: the arrow's two grid steps and a line of
+        // text.
+        let rise = 3 * GRID + 16;
         match side {
             symbols::Side::Left => left = left.min(t.exit.0 * GRID - reach - GRID),
             symbols::Side::Right => right = right.max(t.exit.0 * GRID + reach + GRID),
-            _ => {}
+            symbols::Side::Up => top = top.min(t.exit.1 * GRID - rise),
+            symbols::Side::Down => bottom = bottom.max(t.exit.1 * GRID + rise),
         }
     }
     let shift = symbols::round_up(-left);
     let width = right + shift;
+    let lift = symbols::round_up(-top);
+    let height = bottom + lift;
 
     let mut out = String::new();
     let _ = write!(
@@ -131,7 +137,7 @@ pub fn draw<'a>(
          font-family=\"DejaVu Sans, Verdana, Arial, sans-serif\" role=\"img\" \
          aria-label=\"Hydraulic schematic in ISO 1219-1 symbols\">\n\
          <title>Hydraulic schematic ({} parts, ISO 1219-1 symbols)</title>\n\
-         <g transform=\"translate({shift} 0)\">\n",
+         <g transform=\"translate({shift} {lift})\">\n",
         parts.len()
     );
     for (id, tree) in trees.iter().enumerate() {
