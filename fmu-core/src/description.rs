@@ -15,7 +15,7 @@
 
 use crate::model::Model;
 use crate::solver::{SolverSettings, Stats};
-use crate::solver_params::solver_rows;
+use crate::solver_params::{solver_rows, solver_rows_with};
 use crate::table::{self, Table};
 use model_description::{
     Capabilities, DefaultExperiment, Documentation, LogCategory, ModelDescription, Variability,
@@ -147,7 +147,7 @@ pub fn check_model_table<M: Table>() -> Result<(), String> {
 pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
     let entries = entries::<M, N>();
     let rows = M::rows();
-    let solver = solver_rows();
+    let solver = solver_rows_with(M::info().tolerance);
     let indicators = M::event_indicators();
     let mut nominal = vec![1.0; M::state_count()];
     M::state_nominal(&mut nominal);
@@ -214,9 +214,12 @@ pub fn full_description<M: Model<N>, const N: usize>() -> ModelDescription {
         variables,
         log_categories: log_categories(),
         default_experiment: DefaultExperiment {
-            start_time: 0.0,
+            start_time: info.start_time,
             stop_time: info.stop_time,
-            tolerance: SolverSettings::default().rtol,
+            tolerance: solver
+                .iter()
+                .find(|r| r.name == "rtol")
+                .map_or(SolverSettings::default().rtol, |r| r.start),
             step_size: info.step_size,
         },
         capabilities: Capabilities::default(),

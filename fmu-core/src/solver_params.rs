@@ -55,3 +55,18 @@ pub fn solver_rows() -> Vec<Row> {
     SolverParams::rows(&mut rows);
     rows
 }
+
+/// The solver parameters' rows of a model whose default experiment names
+/// the relative tolerance `tolerance`: `rtol` starts there (inside its
+/// range), so that the FMU runs at it when the master sets none.
+pub fn solver_rows_with(tolerance: Option<f64>) -> Vec<Row> {
+    let mut rows = solver_rows();
+    if let Some(tol) = tolerance
+        && let Some(rtol) = rows.iter_mut().find(|r| r.name == "rtol")
+    {
+        let lo = rtol.min.map_or(tol, |b| b.value);
+        let hi = rtol.max.map_or(tol, |b| b.value);
+        rtol.start = tol.clamp(lo, hi);
+    }
+    rows
+}

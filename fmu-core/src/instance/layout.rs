@@ -6,7 +6,7 @@
 use crate::description::{Entry, entries};
 use crate::model::Model;
 use crate::solver::SolverSettings;
-use crate::solver_params::{SolverParams, solver_rows};
+use crate::solver_params::{SolverParams, solver_rows, solver_rows_with};
 use crate::table::{OutputRecord, Record, Row, Table};
 
 /// The stored values of the variables a master can set (inputs,
@@ -176,7 +176,7 @@ pub(super) struct Decoded<M: Model<NX>, const NX: usize> {
 /// The table rows of the value slots: the model's rows, then the solver's.
 pub(super) fn slot_rows<M: Table>() -> Vec<Row> {
     let mut rows = M::rows();
-    rows.extend(solver_rows());
+    rows.extend(solver_rows_with(M::info().tolerance));
     rows
 }
 

@@ -573,8 +573,18 @@ impl<'a> Reader<'a> {
                 }
                 "tolerance" => {
                     e.tolerance = self.quantity(v, "tolerance", Dimension::ONE);
-                    if e.tolerance.is_some_and(|s| s <= 0.0) {
-                        self.error(v.span(), "tolerance must be positive".into());
+                    // The range of the solver parameter rtol, whose start
+                    // value the tolerance becomes.
+                    if let Some(t) = e.tolerance
+                        && !(1e-14..=0.1).contains(&t)
+                    {
+                        self.error(
+                            v.span(),
+                            format!(
+                                "tolerance {t} is outside the relative tolerances the \
+                                 integrators take, 1e-14 to 0.1"
+                            ),
+                        );
                     }
                 }
                 _ => {}

@@ -264,7 +264,9 @@ pub fn json_schema() -> String {
                     "start_time": time("Start time"),
                     "stop_time": time("Stop time"),
                     "step_size": time("Communication step"),
-                    "tolerance": quantity("Relative tolerance (1)".to_owned()),
+                    "tolerance": quantity(
+                        "Relative tolerance (1), 1e-14 to 0.1: the default experiment's, and the start value of the solver parameter rtol".to_owned(),
+                    ),
                 },
             },
             "parts": {

@@ -852,6 +852,19 @@ fn an_unknown_top_level_key_suggests_the_closest() {
 }
 
 #[test]
+fn a_tolerance_the_integrators_do_not_take_is_refused() {
+    let text = edit(
+        "stop_time = \"10 s\"",
+        "stop_time = \"10 s\"\ntolerance = 0.5",
+    );
+    expect(
+        &text,
+        line_of(&text, "tolerance = 0.5"),
+        &["tolerance 0.5 is outside the relative tolerances the integrators take, 1e-14 to 0.1"],
+    );
+}
+
+#[test]
 fn an_experiment_ending_before_it_starts_is_refused() {
     let text = edit(
         "stop_time = \"10 s\"",

@@ -124,8 +124,10 @@ impl Loaded {
                 documentation: texts.keep(&crate::documentation::documentation_markdown(
                     &circuit, text,
                 )),
+                start_time: experiment.start_time,
                 stop_time: experiment.stop_time.unwrap_or(1.0),
                 step_size: experiment.step_size.unwrap_or(1e-3),
+                tolerance: experiment.tolerance,
             },
             rows,
             inputs: circuit.inputs.len(),
@@ -235,8 +237,10 @@ impl<const N: usize> Table for Engine<N> {
                 name: "CircuitEngine",
                 description: "No circuit description installed",
                 documentation: "",
+                start_time: 0.0,
                 stop_time: 1.0,
                 step_size: 1e-3,
+                tolerance: None,
             },
             |t| t.info,
         )
