@@ -38,6 +38,9 @@ PROBE = """
 <script>
 (() => {
   const svg = document.querySelector('svg.schematic');
+  // A long page: bring the drawing into the viewport, where
+  // elementFromPoint sees it.
+  if (svg) svg.scrollIntoView({block: 'center'});
   const box = (e) => { const r = e.getBoundingClientRect();
     return {x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height}; };
   const labels = [...document.querySelectorAll('svg.schematic text.label')].map((t) => {
