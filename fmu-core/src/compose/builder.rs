@@ -232,20 +232,20 @@ impl Builder {
                 None => groups.push((g, vec![r])),
             }
         }
-        // Slots: each part's port values, then one per input.
-        let slot_start: Vec<usize> = self
-            .parts
-            .iter()
-            .scan(0, |acc, (_, p)| {
-                let start = *acc;
-                *acc += p.ports().iter().map(|q| q.domain.slots()).sum::<usize>();
-                Some(start)
-            })
-            .collect();
+        // Slots: each part's port values and the values it keeps between
+        // its phases, then one per input.
         let part_slots: Vec<usize> = self
             .parts
             .iter()
-            .map(|(_, p)| p.ports().iter().map(|q| q.domain.slots()).sum())
+            .map(|(_, p)| p.ports().iter().map(|q| q.domain.slots()).sum::<usize>() + p.kept())
+            .collect();
+        let slot_start: Vec<usize> = part_slots
+            .iter()
+            .scan(0, |acc, n| {
+                let start = *acc;
+                *acc += n;
+                Some(start)
+            })
             .collect();
         let input_slots =
             slot_start.last().copied().unwrap_or(0) + part_slots.last().copied().unwrap_or(0);

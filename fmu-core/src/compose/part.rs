@@ -168,7 +168,8 @@ pub struct Dependencies {
 ///
 /// The port values are one slice, port by port in the order of
 /// [`Part::ports`], each port's across values then its through value
-/// ([`super::Domain::slots`]); a signal port has one value. A circuit
+/// ([`super::Domain::slots`]); a signal port has one value; then the values
+/// the part keeps between its phases ([`Part::kept`]). A circuit
 /// evaluates its parts in three phases:
 ///
 /// 1. [`Part::across`]: the across values of the ports the part sets
@@ -191,6 +192,16 @@ pub trait Part: Send + Sync + std::fmt::Debug {
     /// The part's states; none by default.
     fn states(&self) -> &[StateSpec] {
         &[]
+    }
+
+    /// How many values the part keeps between the phases of one
+    /// evaluation: slots after its ports' values (joined to nothing) that
+    /// it writes in one phase and reads in a later one of the same
+    /// evaluation, so that what two phases need (a friction law's value
+    /// and slopes) is computed once. They are part of the slice every
+    /// phase gets, after the ports' values. None by default.
+    fn kept(&self) -> usize {
+        0
     }
 
     /// The part's event indicators (where its equations switch); none by

@@ -3,6 +3,7 @@
 use crate::check::{finite, non_negative, positive, show};
 use fmu_core::compose::{Dependencies, Output, Part, Partials, Port, StateSpec};
 use fmu_core::{Derived, EventIndicator};
+use hydraulics::friction::FrictionEval;
 use hydraulics::{EndStops, LuGre};
 
 /// A rigid mass `m` on its flange's axis with LuGre friction as the
@@ -70,6 +71,13 @@ const V: usize = 1;
 const Z: usize = 2;
 const F: usize = 2;
 const FMU: usize = 3;
+/// Kept from phase 1 for phase 3: the friction law's dz/dt and its slopes
+/// (the force is the port F_mu's value).
+const KEPT_DZ: usize = 4;
+const KEPT_DZ_Z: usize = 5;
+const KEPT_DZ_V: usize = 6;
+const KEPT_F_Z: usize = 7;
+const KEPT_F_V: usize = 8;
 
 impl LuGreMass {
     /// A mass `m` (kg, positive) with LuGre friction `friction` (sigma0,
@@ -127,6 +135,12 @@ impl Part for LuGreMass {
         &STATES
     }
 
+    /// The friction law's results, from phase 1 (which evaluates it for
+    /// the F_mu output) to phase 3.
+    fn kept(&self) -> usize {
+        5
+    }
+
     fn event_indicators(&self) -> &[EventIndicator] {
         &EVENTS
     }
@@ -179,6 +193,11 @@ impl Part for LuGreMass {
         ports[S] = x[S];
         ports[V] = x[V];
         ports[FMU] = fr.force;
+        ports[KEPT_DZ] = fr.dz;
+        ports[KEPT_DZ_Z] = fr.dz_z;
+        ports[KEPT_DZ_V] = fr.dz_v;
+        ports[KEPT_F_Z] = fr.f_z;
+        ports[KEPT_F_V] = fr.f_v;
         if let Some(d) = d {
             *d.state(S, S) = 1.0;
             *d.state(V, V) = 1.0;
@@ -189,7 +208,15 @@ impl Part for LuGreMass {
 
     #[inline]
     fn rates(&self, x: &[f64], ports: &[f64], dx: &mut [f64], d: Option<&mut Partials<'_>>) {
-        let fr = self.friction.eval(x[V], x[Z]);
+        // The friction at (v, z), as phase 1 evaluated it.
+        let fr = FrictionEval {
+            dz: ports[KEPT_DZ],
+            force: ports[FMU],
+            dz_z: ports[KEPT_DZ_Z],
+            dz_v: ports[KEPT_DZ_V],
+            f_z: ports[KEPT_F_Z],
+            f_v: ports[KEPT_F_V],
+        };
         let (fs, fs_s, fs_v) = self.stops.force(x[S], x[V]);
         let m = self.m;
         dx[S] = x[V];
@@ -264,7 +291,11 @@ mod tests {
         // yet, so the acceleration is the force over the mass.
         let m = LuGreMass::new(200.0, friction(), stops(), 0.5).unwrap();
         let mut dx = [0.0; 3];
-        m.rates(&[0.5, 0.0, 0.0], &[0.5, 0.0, 100.0], &mut dx, None);
+        let x = [0.5, 0.0, 0.0];
+        let mut ports = [0.0; 9];
+        m.across(&x, &mut ports, None);
+        ports[F] = 100.0;
+        m.rates(&x, &ports, &mut dx, None);
         assert_eq!(dx, [0.0, 0.5, 0.0]);
         // Steady sliding at 0.1 m/s: z' = 0 at z = g(v) and the friction is
         // Fc (Stribeck term gone) plus kv v.

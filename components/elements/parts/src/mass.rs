@@ -69,6 +69,9 @@ const S: usize = 0;
 const V: usize = 1;
 const F: usize = 2;
 const FF: usize = 3;
+/// Kept from phase 1 for phase 3: the dry friction's slope dF_f/dv (its
+/// value is the port F_f's).
+const DF: usize = 4;
 
 impl Mass {
     /// A mass `m` (kg, positive) with viscous damping `c` (N s/m, not
@@ -152,6 +155,12 @@ impl Part for Mass {
         &STATES
     }
 
+    /// The dry friction's slope, from phase 1 (which evaluates the law for
+    /// the F_f output) to phase 3.
+    fn kept(&self) -> usize {
+        1
+    }
+
     fn event_indicators(&self) -> &[EventIndicator] {
         if self.stops.is_some() { &EVENTS } else { &[] }
     }
@@ -199,6 +208,7 @@ impl Part for Mass {
         ports[V] = x[V];
         let (f_dry, df_dry) = self.dry.map_or((0.0, 0.0), |f| f.eval(x[V]));
         ports[FF] = f_dry;
+        ports[DF] = df_dry;
         if let Some(d) = d {
             *d.state(S, S) = 1.0;
             *d.state(V, V) = 1.0;
@@ -213,10 +223,8 @@ impl Part for Mass {
             Some(stops) => stops.force(s, v),
             None => (0.0, 0.0, 0.0),
         };
-        let (f_dry, df_dry) = match &self.dry {
-            Some(dry) => dry.eval(v),
-            None => (0.0, 0.0),
-        };
+        // The dry friction at v, as phase 1 evaluated it.
+        let (f_dry, df_dry) = (ports[FF], ports[DF]);
         let inv_m = 1.0 / self.m;
         dx[S] = v;
         dx[V] = (ports[F] + self.f_ext - self.c * v - f_dry + f_stop) * inv_m;
