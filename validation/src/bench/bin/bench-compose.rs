@@ -115,7 +115,7 @@ fn measure<M: Model<N>, const N: usize>(
 fn main() -> Result<(), String> {
     let args = Args::parse();
     let (rounds, count) = (args.rounds.max(1), args.states.max(1));
-    let mut rows = Vec::new();
+    let (mut rows, mut file_rows) = (Vec::new(), Vec::new());
     eprintln!("measuring 8 circuits, {rounds} rounds of {count} states each ...");
 
     {
@@ -133,6 +133,16 @@ fn main() -> Result<(), String> {
             &m,
             &u,
             &a,
+            &[u.U],
+            &states,
+            rounds,
+        ));
+        let c = example("valve_cylinder.toml")?;
+        file_rows.push(measure(
+            "ValveCylinder file",
+            &m,
+            &u,
+            &c.assembly,
             &[u.U],
             &states,
             rounds,
@@ -188,6 +198,16 @@ fn main() -> Result<(), String> {
             &states,
             rounds,
         ));
+        let c = example("lift_actuator.toml")?;
+        file_rows.push(measure(
+            "LiftActuator file",
+            &m,
+            &u,
+            &c.assembly,
+            &inputs,
+            &states,
+            rounds,
+        ));
     }
     {
         use lift_circuit::lift_hydraulics::{LiftHydraulics, NX};
@@ -211,54 +231,15 @@ fn main() -> Result<(), String> {
         ));
     }
 
-    // The description files, each beside the circuit it writes out.
-    {
-        use valve_drive::valve_cylinder::{NX, ValveCylinder};
-        let (m, mut u) = fmu_core::default_model::<ValveCylinder, NX>()?;
-        u.U = 4.5;
-        let states = fmu_core::testing::sample_states(
-            &[-10.0, -1e3, 0.0, 0.0, 0.0, 0.0, -1e-3, -0.1, -1e-4],
-            &[10.0, 1e3, 6e-8, 1.4e7, 1.4e7, 1.4e7, 1.001, 0.1, 1e-4],
-            count,
-        );
-        let c = example("valve_cylinder.toml")?;
-        rows.push(measure(
-            "ValveCylinder file",
-            &m,
-            &u,
-            &c.assembly,
-            &[u.U],
-            &states,
-            rounds,
-        ));
-    }
-    {
-        use lift_circuit::lift_actuator::{LiftActuator, NX};
-        let (m, mut u) = fmu_core::default_model::<LiftActuator, NX>()?;
-        (u.u, u.F_ext) = (0.6, -1200.0);
-        let states = fmu_core::testing::sample_states(
-            &[-2e-3, -1.0, -1e5, -1e5, -1e-3, -5.0],
-            &[2e-3, 1.0, 2.2e7, 2.2e7, 1.001, 5.0],
-            count,
-        );
-        let c = example("lift_actuator.toml")?;
-        rows.push(measure(
-            "LiftActuator file",
-            &m,
-            &u,
-            &c.assembly,
-            &[u.u, u.F_ext],
-            &states,
-            rounds,
-        ));
-    }
+    // The description files, each beside the circuit it writes out (the
+    // valve cylinder's and the lift's rows are measured with theirs above).
     {
         use orifice_circuit::{NX, OrificeChain};
         let (m, mut u) = fmu_core::default_model::<OrificeChain, NX>()?;
         (u.ps, u.pt) = (1e7, 0.0);
         let states = fmu_core::testing::sample_states(&[-1e5, -1e5], &[1.2e7, 1.2e7], count);
         let c = example("orifice_chain.toml")?;
-        rows.push(measure(
+        file_rows.push(measure(
             "OrificeChain file",
             &m,
             &u,
@@ -269,6 +250,7 @@ fn main() -> Result<(), String> {
         ));
     }
 
+    rows.extend(file_rows);
     println!(
         "{:<20} {:>6} {:>6}   {:>10} {:>10} {:>7}   {:>10} {:>10} {:>7}",
         "circuit",
