@@ -295,8 +295,15 @@ pub trait Model<const N: usize>: Table + Sized + Clone + Send + 'static {
     /// [`Model::outputs`].
     fn all_outputs(&self, u: &Self::Inputs, x: &SVector<f64, N>) -> Self::Outputs {
         let mut out = Self::Outputs::default();
-        table::OutputRecord::fill_states(&mut out, x.as_slice());
-        self.outputs(u, x, &mut out);
+        self.outputs_into(u, x, &mut out);
         out
+    }
+
+    /// [`Model::all_outputs`] into the record `out`, cleared first: what a
+    /// step uses, with no record made or copied.
+    fn outputs_into(&self, u: &Self::Inputs, x: &SVector<f64, N>, out: &mut Self::Outputs) {
+        table::OutputRecord::clear(out);
+        table::OutputRecord::fill_states(out, x.as_slice());
+        self.outputs(u, x, out);
     }
 }

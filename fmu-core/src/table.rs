@@ -346,6 +346,13 @@ pub trait OutputRecord: Clone + Default + std::fmt::Debug + Send + 'static {
     fn get(&self, index: usize) -> f64;
     /// Copies the outputs that show a state from the state vector.
     fn fill_states(&mut self, x: &[f64]);
+    /// Back to the values of a new record, before a model fills it again
+    /// (a model need not write every output every time). The whole record
+    /// by default; a record with room for more outputs than it has may
+    /// clear only those.
+    fn clear(&mut self) {
+        *self = Self::default();
+    }
 }
 
 /// What an FMU is called and how it is run by default.

@@ -106,7 +106,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             );
         }
         self.x.as_mut_slice()[..x.len()].copy_from_slice(x);
-        self.outputs = None;
+        self.outputs_current = false;
         Ok(())
     }
 

@@ -137,7 +137,9 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             carried: Carried::default(),
             stats: Stats::default(),
             last_successful_time: 0.0,
-            outputs: None,
+            outputs: Box::default(),
+            outputs_current: false,
+            spare_outputs: Box::default(),
             jacobian: std::cell::RefCell::new(None),
             terminated: false,
             discarded: None,
@@ -274,7 +276,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.check_phase(function, Op::EnterInitializationMode)?;
         self.phase = Phase::InitializationMode;
         self.x = self.model.initial_state(&self.inputs);
-        self.outputs = None;
+        self.outputs_current = false;
         Ok(())
     }
 
@@ -293,7 +295,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             );
         }
         self.x = x;
-        self.outputs = None;
+        self.outputs_current = false;
         self.carried = Carried::prepared();
         self.last_successful_time = self.time;
         self.phase = match self.interface {
@@ -361,7 +363,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.inputs = decoded.inputs;
         self.settings = decoded.settings;
         self.x = self.model.initial_state(&self.inputs);
-        self.outputs = None;
+        self.outputs_current = false;
         self.time = 0.0;
         self.start_time = 0.0;
         self.stop_time = None;

@@ -68,8 +68,13 @@ pub struct Instance<M: Model<NX>, const NX: usize> {
     last_successful_time: f64,
     /// The outputs at the present state and inputs when the last step
     /// computed them (for its check), so that the gets after a step do not
-    /// evaluate the model again; `None` after anything that changes them.
-    outputs: Option<M::Outputs>,
+    /// evaluate the model again; current while `outputs_current`, which
+    /// anything that changes them clears. Boxed, with a spare the step
+    /// computes into and swaps in: a model's output record may be large
+    /// (an engine's holds its capacity), and no `doStep` copies it.
+    outputs: Box<M::Outputs>,
+    outputs_current: bool,
+    spare_outputs: Box<M::Outputs>,
     /// The rates' derivatives of the last directional derivatives with the
     /// point they were taken at: a master that asks for the Jacobian one
     /// column per call gets it from one evaluation.

@@ -119,7 +119,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
         self.values = snap.values.clone();
         self.inputs = snap.inputs.clone();
         self.x = snap.x;
-        self.outputs = None;
+        self.outputs_current = false;
         self.time = snap.time;
         self.start_time = snap.start_time;
         self.stop_time = snap.stop_time;

@@ -79,9 +79,10 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 // The integrators check their own numbers; this catches
                 // what they cannot see: a finite state whose outputs are
                 // not (an explicit method run off to 1e300).
-                let out = self.model.all_outputs(&self.inputs, &x);
-                let fault =
-                    non_finite_state(&self.model, &x).or_else(|| non_finite_output::<M, NX>(&out));
+                self.model
+                    .outputs_into(&self.inputs, &x, &mut self.spare_outputs);
+                let fault = non_finite_state(&self.model, &x)
+                    .or_else(|| non_finite_output::<M, NX>(&self.spare_outputs));
                 if let Some(what) = fault {
                     self.carried.h = h_before;
                     self.carried.forget();
@@ -97,7 +98,8 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
                 }
                 self.discarded = None;
                 self.x = x;
-                self.outputs = Some(out);
+                std::mem::swap(&mut self.outputs, &mut self.spare_outputs);
+                self.outputs_current = true;
                 self.time = t + h;
                 self.carried.steady = true;
                 self.last_successful_time = self.time;

@@ -242,7 +242,7 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             self.settings = decoded.settings;
             self.inputs = decoded.inputs;
         }
-        self.outputs = None;
+        self.outputs_current = false;
         if before_initialization {
             self.x = self.model.initial_state(&self.inputs);
         }
@@ -265,11 +265,9 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
             self.typed_row(function, vr, wanted)?;
             let v = match self.layout.slot(vr) {
                 Some(Slot::Time) => self.time,
+                Some(Slot::Output(k)) if self.outputs_current => self.outputs.get(k),
                 Some(Slot::Output(k)) => outputs
-                    .get_or_insert_with(|| match &self.outputs {
-                        Some(out) => out.clone(),
-                        None => self.model.all_outputs(&self.inputs, &self.x),
-                    })
+                    .get_or_insert_with(|| self.model.all_outputs(&self.inputs, &self.x))
                     .get(k),
                 Some(Slot::Statistic(i)) => statistic(&self.stats, i),
                 Some(Slot::State(k)) => self.x[k],

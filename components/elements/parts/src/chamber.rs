@@ -115,11 +115,11 @@ impl Part for Chamber {
         let (p, q) = (x[0], ports[Q]);
         // Volume::pressure_rate, rate_slope_pressure and stiffness, with
         // the law's value kept when it is constant.
-        let volume = self.volume.volume;
-        dx[0] = self.fluid.value(p) / volume * q;
+        let (volume, b) = (self.volume.volume, self.fluid.value(p));
+        dx[0] = b / volume * q;
         if let Some(d) = d {
             *d.state(0, 0) = self.fluid.derivative(p) / volume * q;
-            *d.slot(0, Q) = self.fluid.value(p) / volume;
+            *d.slot(0, Q) = b / volume;
         }
     }
 }

@@ -211,6 +211,12 @@ impl<const N: usize> OutputRecord for EngineOutputs<N> {
     fn fill_states(&mut self, _x: &[f64]) {
         // The engine's `outputs` fills every output, states included.
     }
+
+    /// The circuit's outputs only: the rest of the room stays zero.
+    fn clear(&mut self) {
+        let n = Self::len().min(MAX_OUTPUTS);
+        self.values[..n].fill(0.0);
+    }
 }
 
 impl Record for EngineParams {
