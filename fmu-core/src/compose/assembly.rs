@@ -42,11 +42,26 @@ impl Assembly {
             partials: vec![0.0; plan.partials],
             gradient: vec![0.0; plan.columns.len()],
         });
-        Ok(Assembly {
+        let assembly = Assembly {
             layout,
             plan,
             scratch,
-        })
+        };
+        assembly.constants(&mut assembly.scratch.borrow_mut());
+        Ok(assembly)
+    }
+
+    /// The across values of the parts without states (constant: a part's
+    /// phase 1 depends on its states alone) and their readers' copies,
+    /// set once for every evaluation after.
+    fn constants(&self, s: &mut Scratch) {
+        for &k in &self.plan.constant_parts {
+            let p = &self.layout.parts[k];
+            p.part.across(&[], &mut s.slots[p.slots.clone()], None);
+        }
+        for &(from, to) in &self.plan.constant_copies {
+            s.slots[to] = s.slots[from];
+        }
     }
 
     /// Number of states.
@@ -286,23 +301,23 @@ impl Assembly {
         }
         if grad {
             let (gradient, partials) = (&mut s.gradient[..], &s.partials[..]);
-            for &to in &plan.through_zero {
-                gradient[to] = 0.0;
-            }
             for a in &plan.through_assign {
                 gradient[a.to] = partials[a.from];
             }
             for c in &plan.through_chain {
-                gradient[c.to] += partials[c.factor] * gradient[c.from];
+                let term = partials[c.factor] * gradient[c.from];
+                if c.first {
+                    gradient[c.to] = term;
+                } else {
+                    gradient[c.to] += term;
+                }
             }
-            for &to in &plan.net_zero {
-                gradient[to] = 0.0;
-            }
-            for &(to, from) in &plan.net_sum {
-                gradient[to] += gradient[from];
-            }
-            for &to in &plan.net_negate {
-                gradient[to] = -gradient[to];
+            for n in &plan.nets_gradient {
+                if n.first {
+                    gradient[n.to] = -gradient[n.from];
+                } else {
+                    gradient[n.to] -= gradient[n.from];
+                }
             }
         }
     }
@@ -448,6 +463,7 @@ impl Assembly {
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
         s.slots.fill(0.0);
+        self.constants(s);
         s.slots[self.layout.input_slots..self.layout.input_slots + u.len()].copy_from_slice(u);
         for node in &self.layout.nodes {
             if let Source::Inputs { slots } = &node.source {

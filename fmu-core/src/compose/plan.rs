@@ -35,12 +35,25 @@ pub(crate) struct Assign {
     pub(crate) from: usize,
 }
 
-/// `g[to] += p[factor] * g[from]`, skipped where the factor is zero.
+/// `g[to] += p[factor] * g[from]`, or `=` for the entry's first term
+/// (no entry is zeroed first: adding to zero changes nothing but the sign
+/// of a zero).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Chain {
     pub(crate) to: usize,
     pub(crate) factor: usize,
     pub(crate) from: usize,
+    pub(crate) first: bool,
+}
+
+/// `g[to] -= g[from]`, or `g[to] = -g[from]` for the entry's first term:
+/// a node's net through value is minus the sum of the others (`-a - b`
+/// is `-(a + b)` exactly).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Net {
+    pub(crate) to: usize,
+    pub(crate) from: usize,
+    pub(crate) first: bool,
 }
 
 /// `J[row + col * ld] += p[factor] * g[from]`, skipped where either is
@@ -57,8 +70,11 @@ pub(crate) struct Stamp {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Plan {
     /// The parts with a phase 1, a phase 2, states (a phase 3), event
-    /// indicators.
+    /// indicators. A part without states sets constant across values (a
+    /// supply pressure, the tank's): its phase 1 runs once
+    /// ([`Plan::constant_parts`]), not at every evaluation.
     pub(crate) across_parts: Vec<usize>,
+    pub(crate) constant_parts: Vec<usize>,
     pub(crate) through_parts: Vec<usize>,
     pub(crate) rate_parts: Vec<usize>,
     pub(crate) event_parts: Vec<usize>,
@@ -70,8 +86,10 @@ pub(crate) struct Plan {
     /// dependencies: a part writes only the non-zero ones).
     pub(crate) zero_partials: Vec<usize>,
     /// Across values carried from a node's source to its readers (whose
-    /// gradients are the source's entries).
+    /// gradients are the source's entries); those of constant sources
+    /// once.
     pub(crate) copies: Vec<(usize, usize)>,
+    pub(crate) constant_copies: Vec<(usize, usize)>,
     /// Net through values: the source's slot, the through values summed,
     /// the external inputs subtracted (ranges into `terms`, `external`).
     pub(crate) nets: Vec<(usize, std::ops::Range<usize>, std::ops::Range<usize>)>,
@@ -83,15 +101,12 @@ pub(crate) struct Plan {
     pub(crate) columns: Vec<usize>,
     /// Phase 1 gradients from the parts' partials.
     pub(crate) across_assign: Vec<Assign>,
-    /// Phase 2: entries zeroed, the own states' partials, then the chain
-    /// through the slots read.
-    pub(crate) through_zero: Vec<usize>,
+    /// Phase 2: the own states' partials, then the chain through the slots
+    /// read.
     pub(crate) through_assign: Vec<Assign>,
     pub(crate) through_chain: Vec<Chain>,
-    /// The nets: entries zeroed, summed (`g[to] += g[from]`), negated.
-    pub(crate) net_zero: Vec<usize>,
-    pub(crate) net_sum: Vec<(usize, usize)>,
-    pub(crate) net_negate: Vec<usize>,
+    /// The nets' gradients.
+    pub(crate) nets_gradient: Vec<Net>,
     /// Phase 3: the rates' dependence on the slots, into the Jacobian.
     pub(crate) stamps: Vec<Stamp>,
 }
@@ -122,7 +137,11 @@ impl Plan {
         }
         for (k, p) in layout.parts.iter().enumerate() {
             if !p.across_rows.is_empty() {
-                plan.across_parts.push(k);
+                if p.states.is_empty() {
+                    plan.constant_parts.push(k);
+                } else {
+                    plan.across_parts.push(k);
+                }
             }
             if !p.through_rows.is_empty() {
                 plan.through_parts.push(k);
@@ -161,7 +180,15 @@ impl Plan {
             let from = node.across_slots();
             for reader in &node.readers {
                 for (a, &to) in reader.iter().enumerate() {
-                    plan.copies.push((from[a], to));
+                    let constant = plan
+                        .constant_parts
+                        .iter()
+                        .any(|&k| layout.parts[k].slots.contains(&from[a]));
+                    if constant {
+                        plan.constant_copies.push((from[a], to));
+                    } else {
+                        plan.copies.push((from[a], to));
+                    }
                     // The reader's value is the source's: so is its
                     // gradient (the same entries, never written again).
                     plan.gradient[to] = plan.gradient[from[a]];
@@ -189,26 +216,29 @@ impl Plan {
                 columns.dedup();
                 let at = plan.columns.len();
                 plan.columns.extend_from_slice(&columns);
-                let position = |col: usize| at + columns.binary_search(&col).expect("listed");
-                plan.through_zero.extend(at..at + columns.len());
+                let index = |col: usize| columns.binary_search(&col).expect("listed");
+                // Every entry is written by its first term, then added to.
+                let mut written = vec![false; columns.len()];
                 for &s in &states {
                     let from = plan.regions[k].through_states + r * ns + s;
                     plan.zero_partials.push(from);
-                    plan.through_assign.push(Assign {
-                        to: position(p.states.start + s),
-                        from,
-                    });
+                    let i = index(p.states.start + s);
+                    written[i] = true;
+                    plan.through_assign.push(Assign { to: at + i, from });
                 }
                 for &c in &slots {
                     let factor = plan.regions[k].through_slots + r * np + c;
                     plan.zero_partials.push(factor);
                     let (start, len) = plan.gradient[p.slots.start + c];
                     for e in start..start + len {
+                        let i = index(plan.columns[e]);
                         plan.through_chain.push(Chain {
-                            to: position(plan.columns[e]),
+                            to: at + i,
                             factor,
                             from: e,
+                            first: !written[i],
                         });
+                        written[i] = true;
                     }
                 }
                 plan.gradient[p.slots.start + r] = (at, columns.len());
@@ -238,16 +268,19 @@ impl Plan {
             columns.dedup();
             let at = plan.columns.len();
             plan.columns.extend_from_slice(&columns);
-            plan.net_zero.extend(at..at + columns.len());
+            let mut written = vec![false; columns.len()];
             for &m in &node.through {
                 let (start, len) = plan.gradient[m];
                 for e in start..start + len {
-                    let col = plan.columns[e];
-                    plan.net_sum
-                        .push((at + columns.binary_search(&col).expect("listed"), e));
+                    let i = columns.binary_search(&plan.columns[e]).expect("listed");
+                    plan.nets_gradient.push(Net {
+                        to: at + i,
+                        from: e,
+                        first: !written[i],
+                    });
+                    written[i] = true;
                 }
             }
-            plan.net_negate.extend(at..at + columns.len());
             plan.gradient[target] = (at, columns.len());
         }
         // Phase 3: the rates' dependence on the slots, chained into the
