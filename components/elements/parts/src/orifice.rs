@@ -83,15 +83,21 @@ impl Part for Orifice {
 
     #[inline]
     fn through(&self, _x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
-        let (q, slope) = self.law.flow_and_slope(ports[PA] - ports[PB]);
+        let dp = ports[PA] - ports[PB];
+        let Some(d) = d else {
+            // The flow alone (the same value): no slope to divide out.
+            let q = self.law.flow(dp);
+            ports[QA] = q;
+            ports[QB] = -q;
+            return;
+        };
+        let (q, slope) = self.law.flow_and_slope(dp);
         ports[QA] = q;
         ports[QB] = -q;
-        if let Some(d) = d {
-            *d.slot(QA, PA) = slope;
-            *d.slot(QA, PB) = -slope;
-            *d.slot(QB, PA) = -slope;
-            *d.slot(QB, PB) = slope;
-        }
+        *d.slot(QA, PA) = slope;
+        *d.slot(QA, PB) = -slope;
+        *d.slot(QB, PA) = -slope;
+        *d.slot(QB, PB) = slope;
     }
 
     fn rates(&self, _x: &[f64], _ports: &[f64], _dx: &mut [f64], _d: Option<&mut Partials<'_>>) {}
