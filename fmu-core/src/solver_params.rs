@@ -56,6 +56,20 @@ pub fn solver_rows() -> Vec<Row> {
     rows
 }
 
+/// The range of the relative tolerance `rtol` (its row's min and max):
+/// the tolerances the integrators take.
+pub fn rtol_range() -> (f64, f64) {
+    let rows = solver_rows();
+    let rtol = rows
+        .iter()
+        .find(|r| r.name == "rtol")
+        .expect("rtol is a solver parameter");
+    (
+        rtol.min.map_or(0.0, |b| b.value),
+        rtol.max.map_or(1.0, |b| b.value),
+    )
+}
+
 /// The solver parameters' rows of a model whose default experiment names
 /// the relative tolerance `tolerance`: `rtol` starts there (inside its
 /// range), so that the FMU runs at it when the master sets none.
@@ -64,8 +78,7 @@ pub fn solver_rows_with(tolerance: Option<f64>) -> Vec<Row> {
     if let Some(tol) = tolerance
         && let Some(rtol) = rows.iter_mut().find(|r| r.name == "rtol")
     {
-        let lo = rtol.min.map_or(tol, |b| b.value);
-        let hi = rtol.max.map_or(tol, |b| b.value);
+        let (lo, hi) = rtol_range();
         rtol.start = tol.clamp(lo, hi);
     }
     rows

@@ -8,6 +8,7 @@ use crate::{
     closest,
 };
 use fmu_core::compose::{Builder, Causality, Domain, Part, Port};
+use fmu_core::table::Number;
 use std::ops::Range;
 use std::sync::Arc;
 use toml::Spanned;
@@ -575,14 +576,16 @@ impl<'a> Reader<'a> {
                     e.tolerance = self.quantity(v, "tolerance", Dimension::ONE);
                     // The range of the solver parameter rtol, whose start
                     // value the tolerance becomes.
+                    let (lo, hi) = fmu_core::solver_params::rtol_range();
                     if let Some(t) = e.tolerance
-                        && !(1e-14..=0.1).contains(&t)
+                        && !(lo..=hi).contains(&t)
                     {
+                        let (lo, hi) = (Number(lo), Number(hi));
                         self.error(
                             v.span(),
                             format!(
                                 "tolerance {t} is outside the relative tolerances the \
-                                 integrators take, 1e-14 to 0.1"
+                                 integrators take, {lo} to {hi}"
                             ),
                         );
                     }
