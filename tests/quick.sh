@@ -32,7 +32,7 @@ lints() {
 run_stage setup "python venv" bash validation/python/setup-venv.sh
 run_stage setup "FMUs (the build command)" cargo run --release --quiet -p build-fmu
 run_stage test "lints" lints
-run_stage test "rust tests" cargo test --release --workspace --exclude "circuit-engine-*" --no-fail-fast --quiet
+run_stage test "rust tests" cargo test --release "${rust_test_scope[@]}" --no-fail-fast --quiet
 run_stage test "reliability (quick)" target/release/reliability --quick --no-valgrind \
     --out target/reliability-quick
 run_stage test "harness (in-Rust master, FMI 3)" env VALIDATION_SKIP_BUILD=1 \

@@ -8,10 +8,11 @@
 # command, `cargo run --release -p build-fmu`: after it, nothing is left to
 # compile and this stage only repackages; on a fresh clone, such as CI's,
 # it builds everything), and one release build of every test and tool
-# (`cargo test --release --workspace --exclude "circuit-engine-*" --no-run`:
-# the engine crates are one export line each, built by the build command in
-# its own profile, their code tested in circuit-file; the tools the later stages
-# run, fmi-runner, reliability and cross-platform among them, come from it).
+# (`cargo test --release --workspace --exclude <each FMU and engine crate>
+# --no-run`, the scope of tests/stages.sh: those crates are one export line
+# each, built by the build command in its own profile, their circuits
+# tested in the libraries that hold them; the tools the later stages run,
+# fmi-runner, reliability and cross-platform among them, come from it).
 #
 # Test stages: lints (rustfmt, clippy), the Rust tests, the reliability
 # suite (a hostile master on every FMU's C API, with valgrind), the short
@@ -87,9 +88,9 @@ harness() {
 run_stage setup "system packages" system_packages
 run_stage setup "python venv" bash validation/python/setup-venv.sh
 run_stage setup "FMUs (the build command)" cargo run --release --quiet -p build-fmu
-run_stage setup "test build" cargo test --release --workspace --exclude "circuit-engine-*" --no-run --quiet
+run_stage setup "test build" cargo test --release "${rust_test_scope[@]}" --no-run --quiet
 run_stage test "lints" lints
-run_stage test "rust tests" cargo test --release --workspace --exclude "circuit-engine-*" --no-fail-fast --quiet
+run_stage test "rust tests" cargo test --release "${rust_test_scope[@]}" --no-fail-fast --quiet
 # Every built FMU, both FMI versions: odd values, forbidden states, NULL
 # pointers, bad value references, doStep arguments, corrupted and forged
 # serialized states, threads, valgrind (20 life cycles per FMU and version)

@@ -730,12 +730,15 @@ pub fn jacobian_violations<M: Model<N>, const N: usize>(
     problems
 }
 
-/// The standard tests of an FMU crate, from one line in its
-/// `tests/standard.rs` (an integration test of its own: it declares the
-/// test binary's counting allocator):
+/// The standard tests of the circuits a library exports as FMUs, from one
+/// integration test file of the library (`tests/standard.rs`; it declares
+/// the test binary's counting allocator), a module per circuit:
 ///
 /// ```ignore
-/// fmu_core::standard_tests!(valve_drive::SlidingMass, load = [("F", 1e4)], steps = 5);
+/// fmu_core::standard_tests! {
+///     sliding_mass: valve_drive::SlidingMass, load = [("F", 1e4)], steps = 5;
+///     valve_actuator: valve_drive::ValveActuator, load = [("U", 5.0)], steps = 5;
+/// }
 /// ```
 ///
 /// `load` gives inputs that set the circuit moving (name, SI value);
@@ -748,11 +751,13 @@ pub fn jacobian_violations<M: Model<N>, const N: usize>(
 /// Jacobian agrees with central differences along 20 steps of the default
 /// experiment under the load ([`jacobian_violations`]); `doStep` and the
 /// input setters do not allocate ([`check_no_allocation`]).
+///
+/// The FMU crates (one export line each) are built by the build command
+/// alone; their circuits are tested here, in the library that holds them.
 #[macro_export]
 macro_rules! standard_tests {
-    ($model:ty, load = [$(($name:expr, $value:expr)),* $(,)?], steps = $steps:expr) => {
-        const NX: usize = <$model as $crate::table::Table>::STATES;
-        const LOAD: &[(&str, f64)] = &[$(($name, $value)),*];
+    ($($module:ident: $model:ty, load = [$(($name:expr, $value:expr)),* $(,)?], steps = $steps:expr);+ $(;)?) => {
+        $crate::no_allocation_test!(@allocator);
 
         fn report(what: &str, problems: Vec<String>) {
             assert!(
@@ -763,35 +768,49 @@ macro_rules! standard_tests {
             );
         }
 
-        #[test]
-        fn the_documentation_lists_every_variable() {
-            $crate::testing::check_documentation::<$model>().unwrap();
-        }
+        $(
+            mod $module {
+                use super::{report, ALLOCATIONS};
 
-        #[test]
-        fn odd_values_are_refused_or_stay_finite() {
-            report(
-                "odd values",
-                $crate::testing::odd_value_violations::<$model, NX>($steps),
-            );
-        }
+                const NX: usize = <$model as $crate::table::Table>::STATES;
+                const LOAD: &[(&str, f64)] = &[$(($name, $value)),*];
 
-        #[test]
-        fn coarse_explicit_steps_run_or_discard() {
-            report(
-                "explicit integrators at a 1 s step",
-                $crate::testing::coarse_explicit_violations::<$model, NX>(30, LOAD),
-            );
-        }
+                #[test]
+                fn the_documentation_lists_every_variable() {
+                    $crate::testing::check_documentation::<$model>().unwrap();
+                }
 
-        #[test]
-        fn the_jacobian_matches_central_differences() {
-            report(
-                "Jacobian",
-                $crate::testing::jacobian_violations::<$model, NX>(LOAD, 20),
-            );
-        }
+                #[test]
+                fn odd_values_are_refused_or_stay_finite() {
+                    report(
+                        "odd values",
+                        $crate::testing::odd_value_violations::<$model, NX>($steps),
+                    );
+                }
 
-        $crate::no_allocation_test!($model);
+                #[test]
+                fn coarse_explicit_steps_run_or_discard() {
+                    report(
+                        "explicit integrators at a 1 s step",
+                        $crate::testing::coarse_explicit_violations::<$model, NX>(30, LOAD),
+                    );
+                }
+
+                #[test]
+                fn the_jacobian_matches_central_differences() {
+                    report(
+                        "Jacobian",
+                        $crate::testing::jacobian_violations::<$model, NX>(LOAD, 20),
+                    );
+                }
+
+                #[test]
+                fn do_step_and_input_updates_do_not_allocate() {
+                    $crate::testing::check_no_allocation::<$model, NX>(|| {
+                        ALLOCATIONS.with(|c| c.get())
+                    });
+                }
+            }
+        )+
     };
 }

@@ -17,7 +17,7 @@
 //! has kinks: valve deadband, compensator clamp, end stops), the run
 //! restarts from the last state it reached; the restarts are counted.
 //!
-//! Run: `cargo run --release -p validation --bin bench-stiff-solvers`
+//! Run: `cargo run --release -p validation --features diffsol --bin bench-stiff-solvers`
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Parser;

@@ -1,19 +1,11 @@
-//! ValveCylinder through its exported FMI 3 functions against the numbers
+//! ValveCylinder, driven as a master drives the FMU, against the numbers
 //! the model description (`valve-drive/MODEL.md`) says an implementation
 //! must reproduce for the repeatable scenario: the 10 s signal, -6 V then
 //! +9 V in each 2.5 s period.
 
-use std::ffi::CString;
-use valve_cylinder as vc;
-
-/// The value reference of a variable, by name.
-fn vr(name: &str) -> u32 {
-    fmu_core::checked_description::<valve_drive::ValveCylinder, { valve_drive::valve_cylinder::NX }>()
-        .unwrap()
-        .variable_by_name(name)
-        .unwrap_or_else(|| panic!("no variable {name}"))
-        .value_reference
-}
+use fmu_core::testing::TestMaster;
+use valve_drive::ValveCylinder;
+use valve_drive::valve_cylinder::NX;
 
 struct Run {
     x: Vec<f64>,
@@ -26,51 +18,11 @@ struct Run {
 }
 
 fn simulate(quasi_static: bool) -> Run {
-    let token = CString::new(
-        fmu_core::checked_description::<
-            valve_drive::ValveCylinder,
-            { valve_drive::valve_cylinder::NX },
-        >()
-        .unwrap()
-        .instantiation_token(),
-    )
-    .unwrap();
-    let name = CString::new("scenario-a").unwrap();
-    // SAFETY: valid strings; null logger allowed in FMI 3.
-    let inst = unsafe {
-        vc::fmi3InstantiateCoSimulation(
-            name.as_ptr(),
-            token.as_ptr(),
-            std::ptr::null(),
-            0,
-            0,
-            0,
-            0,
-            std::ptr::null(),
-            0,
-            std::ptr::null_mut(),
-            None,
-            None,
-        )
-    };
-    assert!(!inst.is_null());
-    let qs_vr = vr("quasi_static");
-    let qs = u8::from(quasi_static);
-    let get = |vr: u32| {
-        let mut v = f64::NAN;
-        // SAFETY: one value reference, one value.
-        assert_eq!(unsafe { vc::fmi3GetFloat64(inst, &vr, 1, &mut v, 1) }, 0);
-        v
-    };
-    // SAFETY: live instance, valid arrays.
-    unsafe {
-        assert_eq!(vc::fmi3SetBoolean(inst, &qs_vr, 1, &qs, 1), 0);
-        assert_eq!(
-            vc::fmi3EnterInitializationMode(inst, 0, 0.0, 0.0, 1, 10.0),
-            0
-        );
-        assert_eq!(vc::fmi3ExitInitializationMode(inst), 0);
-    }
+    let mut fmu = TestMaster::<ValveCylinder, NX>::new();
+    fmu.set("quasi_static", f64::from(u8::from(quasi_static)))
+        .unwrap();
+    fmu.enter_initialization().unwrap();
+    fmu.exit_initialization().unwrap();
     let mut run = Run {
         x: vec![],
         v: vec![],
@@ -81,35 +33,24 @@ fn simulate(quasi_static: bool) -> Run {
         margin_moving: vec![],
     };
     let h = 1e-3;
-    let [vr_u, vr_x, vr_v, vr_p1, vr_p2, vr_pv, vr_f_mu] =
-        ["U", "x", "v", "p1", "p2", "pv", "F_mu"].map(vr);
-    run.pv.push(get(vr_pv));
+    run.pv.push(fmu.get("pv").unwrap());
     for k in 0..10_000 {
         let t = k as f64 * h;
         let u: f64 = if (t % 2.5) < 1.25 - 1e-9 { -6.0 } else { 9.0 };
-        let (mut a, mut b, mut c, mut last) = (0u8, 0u8, 0u8, 0.0);
-        // SAFETY: valid pointers; live instance.
-        unsafe {
-            assert_eq!(vc::fmi3SetFloat64(inst, &vr_u, 1, &u, 1), 0);
-            assert_eq!(
-                vc::fmi3DoStep(inst, t, h, 1, &mut a, &mut b, &mut c, &mut last),
-                0,
-                "t = {t}"
-            );
-        }
-        let (x, v, p1, p2, pv) = (get(vr_x), get(vr_v), get(vr_p1), get(vr_p2), get(vr_pv));
+        fmu.set("U", u).unwrap();
+        fmu.step(h).unwrap_or_else(|e| panic!("t = {t}: {e}"));
+        let [x, v, p1, p2, pv, f_mu] =
+            ["x", "v", "p1", "p2", "pv", "F_mu"].map(|name| fmu.get(name).unwrap());
         run.x.push(x);
         run.v.push(v);
         run.p1.push(p1);
         run.p2.push(p2);
         run.pv.push(pv);
-        run.f_mu.push(get(vr_f_mu));
+        run.f_mu.push(f_mu);
         if v.abs() > 5e-3 && x > 0.0 && x < 1.0 {
             run.margin_moving.push(pv - p1.max(p2));
         }
     }
-    // SAFETY: live instance, freed once.
-    unsafe { vc::fmi3FreeInstance(inst) };
     run
 }
 

@@ -1,9 +1,0 @@
-//! The standard tests every FMU crate runs (fmu_core::standard_tests!):
-//! documentation, odd values, coarse explicit steps, the Jacobian against
-//! central differences, no allocation in doStep.
-
-fmu_core::standard_tests!(
-    four_bar_circuit::FourBar,
-    load = [("U_ref", 10.0)],
-    steps = 3
-);

@@ -1,5 +1,0 @@
-//! The standard tests every FMU crate runs (fmu_core::standard_tests!):
-//! documentation, odd values, coarse explicit steps, the Jacobian against
-//! central differences, no allocation in doStep.
-
-fmu_core::standard_tests!(lift_circuit::LiftActuator, load = [("u", 1.0)], steps = 5);

@@ -1,9 +1,0 @@
-//! The standard tests every FMU crate runs (fmu_core::standard_tests!):
-//! documentation, odd values, coarse explicit steps, the Jacobian against
-//! central differences, no allocation in doStep.
-
-fmu_core::standard_tests!(
-    valve_drive::ValveActuator,
-    load = [("U", 5.0), ("v", 0.1)],
-    steps = 5
-);
