@@ -25,7 +25,9 @@ source "$root/tests/stages.sh"
 lints() {
     local rc=0
     cargo fmt --all -- --check || rc=1
-    cargo clippy --workspace --all-targets --quiet -- -D warnings || rc=1
+    # in the release profile: the build scripts and procedural macros of
+    # the test build serve it too (no second, debug, build of them)
+    cargo clippy --release --workspace --all-targets --quiet -- -D warnings || rc=1
     return $rc
 }
 
@@ -38,8 +40,7 @@ run_stage test "reliability (quick)" target/release/reliability --quick --no-val
 run_stage test "harness (in-Rust master, FMI 3)" env VALIDATION_SKIP_BUILD=1 \
     bash validation/python/harness/run-validation.sh --master fmi-rs --master fmi-rs-me \
     --fmi-version 3 --skip-checkers --no-plots --out target/validation-quick
-run_stage test "python tests" "$venv/bin/python" -m pytest -q \
-    --junitxml="$logs/pytest.xml" validation/python/tests tests/python \
+run_stage test "python tests" python_tests \
     --ignore=validation/python/tests/test_sweep.py \
     --ignore=validation/python/tests/test_harness_broken_fmus.py \
     --ignore=validation/python/tests/test_surrogate_crosscheck.py
