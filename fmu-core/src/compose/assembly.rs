@@ -36,11 +36,30 @@ pub struct Assembly {
 
 impl Assembly {
     pub(crate) fn new(layout: Layout) -> Result<Self, String> {
+        for p in &layout.parts {
+            if let Some(pairs) = p.part.across_states() {
+                let mut slots: Vec<usize> = pairs.iter().map(|&(slot, _)| slot).collect();
+                slots.sort_unstable();
+                let (mut rows, ns) = (p.across_rows.clone(), p.states.len());
+                rows.sort_unstable();
+                if slots != rows || pairs.iter().any(|&(_, state)| state >= ns) {
+                    return Err(format!(
+                        "part '{}': its across_states {pairs:?} must list each across value it \
+                         sets (port slots {rows:?}) once, with one of its {ns} states",
+                        p.name
+                    ));
+                }
+            }
+        }
         let plan = Plan::new(&layout);
+        let mut gradient = vec![0.0; plan.columns.len()];
+        for &e in &plan.unit_gradient {
+            gradient[e] = 1.0;
+        }
         let scratch = RefCell::new(Scratch {
             slots: vec![0.0; layout.total_slots],
             partials: vec![0.0; plan.partials],
-            gradient: vec![0.0; plan.columns.len()],
+            gradient,
         });
         let assembly = Assembly {
             layout,
@@ -239,6 +258,9 @@ impl Assembly {
         let (layout, plan) = (&self.layout, &self.plan);
         for (slot, &value) in s.slots[layout.input_slots..].iter_mut().zip(u) {
             *slot = value;
+        }
+        for &(state, slot) in &plan.state_across {
+            s.slots[slot] = x[state];
         }
         for &k in &plan.across_parts {
             let p = &layout.parts[k];

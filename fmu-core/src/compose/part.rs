@@ -259,6 +259,17 @@ pub trait Part: Send + Sync + std::fmt::Debug {
         }
     }
 
+    /// The across values that are the part's own states as they are, as
+    /// (port slot, own state) pairs, when that is all its phase 1 does: a
+    /// chamber's pressure, an inertia's angle and speed. Every across value
+    /// the part sets must be listed. The circuit then copies them itself
+    /// (their derivatives are 1) and never calls [`Part::across`], one
+    /// call fewer per part and evaluation. `None` (the default):
+    /// [`Part::across`] runs.
+    fn across_states(&self) -> Option<&[(usize, usize)]> {
+        None
+    }
+
     /// Phase 1: the across values of the ports the part sets, from its
     /// states `x`, into `ports`. Nothing by default.
     fn across(&self, _x: &[f64], _ports: &mut [f64], _d: Option<&mut Partials<'_>>) {}

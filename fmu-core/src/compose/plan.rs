@@ -75,6 +75,11 @@ pub(crate) struct Plan {
     /// ([`Plan::constant_parts`]), not at every evaluation.
     pub(crate) across_parts: Vec<usize>,
     pub(crate) constant_parts: Vec<usize>,
+    /// The across values that are states as they are
+    /// ([`super::Part::across_states`]): (state, slot), copied instead of
+    /// a phase-1 call; their gradient entries are 1, set once.
+    pub(crate) state_across: Vec<(usize, usize)>,
+    pub(crate) unit_gradient: Vec<usize>,
     pub(crate) through_parts: Vec<usize>,
     pub(crate) rate_parts: Vec<usize>,
     pub(crate) event_parts: Vec<usize>,
@@ -121,7 +126,7 @@ impl Plan {
         for p in &layout.parts {
             let (ns, np) = (p.states.len(), p.slots.len());
             let mut r = Regions::default();
-            if !p.across_rows.is_empty() {
+            if !p.across_rows.is_empty() && p.part.across_states().is_none() {
                 r.across = plan.partials;
                 plan.partials += np * ns;
             }
@@ -139,6 +144,12 @@ impl Plan {
             if !p.across_rows.is_empty() {
                 if p.states.is_empty() {
                     plan.constant_parts.push(k);
+                } else if let Some(pairs) = p.part.across_states() {
+                    plan.state_across.extend(
+                        pairs
+                            .iter()
+                            .map(|&(slot, state)| (p.states.start + state, p.slots.start + slot)),
+                    );
                 } else {
                     plan.across_parts.push(k);
                 }
@@ -156,6 +167,14 @@ impl Plan {
         // Phase 1: each across value's gradient on its part's states.
         for (k, p) in layout.parts.iter().enumerate() {
             let ns = p.states.len();
+            if let (Some(pairs), false) = (p.part.across_states(), p.states.is_empty()) {
+                for &(r, s) in pairs {
+                    plan.gradient[p.slots.start + r] = (plan.columns.len(), 1);
+                    plan.unit_gradient.push(plan.columns.len());
+                    plan.columns.push(p.states.start + s);
+                }
+                continue;
+            }
             for &r in &p.across_rows {
                 let deps = p.part.dependencies(Output::Across(r));
                 let mut states = deps.states.clone();

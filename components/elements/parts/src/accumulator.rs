@@ -108,6 +108,10 @@ impl Part for Accumulator {
         }
     }
 
+    fn across_states(&self) -> Option<&[(usize, usize)]> {
+        Some(&[(0, 0)])
+    }
+
     #[inline]
     fn across(&self, x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
         ports[0] = x[0];

@@ -102,6 +102,10 @@ impl Part for Chamber {
         }
     }
 
+    fn across_states(&self) -> Option<&[(usize, usize)]> {
+        Some(&[(P, 0)])
+    }
+
     #[inline]
     fn across(&self, x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
         ports[P] = x[0];

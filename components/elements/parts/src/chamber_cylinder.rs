@@ -168,6 +168,10 @@ impl Part for ChamberCylinder {
         }
     }
 
+    fn across_states(&self) -> Option<&[(usize, usize)]> {
+        Some(&[(PA, 0), (PB, 1)])
+    }
+
     #[inline]
     fn across(&self, x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
         ports[PA] = x[0];

@@ -129,6 +129,17 @@ impl Part for DirectionalValve {
 
     #[inline]
     fn through(&self, _x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
+        let Some(d) = d else {
+            // The flows alone: the same values, no slopes.
+            let (q_a, q_b, q_p) = self
+                .law
+                .flow_values(ports[US], ports[PP], ports[PA], ports[PB], ports[PT]);
+            ports[QP] = q_p;
+            ports[QA] = -q_a;
+            ports[QB] = q_b;
+            ports[QT] = -(q_p - q_a + q_b);
+            return;
+        };
         let f = self
             .law
             .flows(ports[US], ports[PP], ports[PA], ports[PB], ports[PT]);
@@ -136,7 +147,7 @@ impl Part for DirectionalValve {
         ports[QA] = -f.q_a;
         ports[QB] = f.q_b;
         ports[QT] = -(f.q_p - f.q_a + f.q_b);
-        if let Some(d) = d {
+        {
             // The element's partials: rows q_a, q_b, q_p; columns Us, p_P,
             // p_A, p_B. Each port's row is a combination of them.
             let [da, db, dp] = f.partials;

@@ -88,6 +88,9 @@ pub struct Hose {
     states: Vec<StateSpec>,
     q0: f64,
     p_start: f64,
+    /// The pressures it sets at its ends, which are node states (see
+    /// `Part::across_states`).
+    across_states: Vec<(usize, usize)>,
 }
 
 const PRESSURE_NAMES: [&str; MAX_SEGMENTS + 1] = [
@@ -157,13 +160,21 @@ impl Hose {
                 .iter()
                 .map(|name| StateSpec::new(name, FLOW_NOMINAL)),
         );
-        Ok(Hose {
+        let mut hose = Hose {
             form,
             line,
             states,
             q0,
             p_start,
-        })
+            across_states: Vec::new(),
+        };
+        if form.sets_pressure_at_a() {
+            hose.across_states.push((AP, hose.first_node()));
+        }
+        if form.sets_pressure_at_b() {
+            hose.across_states.push((BP, hose.last_node()));
+        }
+        Ok(hose)
     }
 
     /// The causal form.
@@ -268,6 +279,10 @@ impl Part for Hose {
                 ],
             },
         }
+    }
+
+    fn across_states(&self) -> Option<&[(usize, usize)]> {
+        Some(&self.across_states)
     }
 
     #[inline]

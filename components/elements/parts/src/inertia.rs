@@ -101,6 +101,10 @@ impl Part for Inertia {
         }
     }
 
+    fn across_states(&self) -> Option<&[(usize, usize)]> {
+        Some(&[(0, PHI), (1, W)])
+    }
+
     #[inline]
     fn across(&self, x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
         ports[0] = x[PHI];

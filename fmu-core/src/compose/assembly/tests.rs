@@ -421,3 +421,77 @@ fn a_force_input_drives_a_mass_and_a_flow_input_fills_a_chamber() {
     let err = b.build().unwrap_err();
     assert!(err.contains("both its p and its q from inputs"), "{err}");
 }
+
+/// The toy chamber, declaring its pressure as a state copied to its port
+/// (`Part::across_states`): `pairs` is its list, right or wrong.
+#[derive(Debug)]
+struct DeclaringChamber {
+    inner: Chamber,
+    pairs: &'static [(usize, usize)],
+}
+
+impl Part for DeclaringChamber {
+    fn ports(&self) -> &[Port] {
+        self.inner.ports()
+    }
+    fn states(&self) -> &[StateSpec] {
+        self.inner.states()
+    }
+    fn initial_state(&self, ports: &[f64], x: &mut [f64]) {
+        self.inner.initial_state(ports, x);
+    }
+    fn across_states(&self) -> Option<&[(usize, usize)]> {
+        Some(self.pairs)
+    }
+    fn across(&self, _x: &[f64], _ports: &mut [f64], _d: Option<&mut Partials<'_>>) {
+        panic!("phase 1 of a part that declares its across values as states is never called");
+    }
+    fn rates(&self, x: &[f64], ports: &[f64], dx: &mut [f64], d: Option<&mut Partials<'_>>) {
+        self.inner.rates(x, ports, dx, d);
+    }
+}
+
+fn drive_with(pairs: &'static [(usize, usize)]) -> Result<Assembly, String> {
+    let mut b = Builder::new();
+    let chamber = Chamber { k: 1.5e12, p0: 1e6 };
+    b.part("orifice", Arc::new(Orifice { g: 2e-11 }))?
+        .part(
+            "chamber",
+            Arc::new(DeclaringChamber {
+                inner: chamber,
+                pairs,
+            }),
+        )?
+        .part("piston", Arc::new(Piston { a: 1e-3 }))?
+        .part("mass", Arc::new(Mass { m: 10.0, c: 1e4 }))?;
+    b.connect(&["orifice.B", "chamber.A", "piston.A"])?
+        .connect(&["piston.rod", "mass.rod"])?
+        .input("ps", "orifice.A", "p")?;
+    b.build()
+}
+
+#[test]
+fn across_values_declared_as_states_are_copied_without_phase_1() {
+    let (declared, called) = (drive_with(&[(0, 0)]).unwrap(), drive().build().unwrap());
+    let u = [1e7];
+    for x in [[2e6, 0.1, 0.3], [-1e5, -0.2, 4.0], [3e7, 0.0, 0.0]] {
+        let (dx, j) = evaluate(&declared, &u, &x);
+        let (dx_called, j_called) = evaluate(&called, &u, &x);
+        assert_eq!(dx, dx_called);
+        assert_eq!(j, j_called);
+        let mut plain = vec![0.0; 3];
+        declared.evaluate(&u, &x, &mut plain, None);
+        assert_eq!(plain, dx_called);
+        let mut z = [0.0];
+        declared.event_indicator_values(&u, &x, &mut z);
+        assert_eq!(z, [1.0 - x[1]]);
+    }
+    // a wrong list is refused when the circuit is built
+    for wrong in [&[(1, 0)][..], &[(0, 1)], &[], &[(0, 0), (0, 0)]] {
+        let err = drive_with(wrong).unwrap_err();
+        assert!(
+            err.contains("part 'chamber'") && err.contains("across_states"),
+            "{err}"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 //! (`jacobians`), circuits of several parts against their analytic steady
 //! states (`physics`), and the causality the ports declare (`causality`).
 
+mod across_states;
 mod causality;
 mod common;
 mod hose;
