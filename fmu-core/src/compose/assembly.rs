@@ -262,13 +262,12 @@ impl Assembly {
         for &(state, slot) in &plan.state_across {
             s.slots[slot] = x[state];
         }
-        for &k in &plan.across_parts {
-            let p = &layout.parts[k];
+        for p in &plan.across_parts {
             let xs = &x[p.states.clone()];
             let slots = &mut s.slots[p.slots.clone()];
             if grad {
                 let (ns, np) = (p.states.len(), p.slots.len());
-                let at = plan.regions[k].across;
+                let at = plan.regions[p.index].across;
                 let mut none: [f64; 0] = [];
                 let own = &mut s.partials[at..at + np * ns];
                 p.part
@@ -293,14 +292,13 @@ impl Assembly {
     /// through value into its source.
     #[inline]
     fn through(&self, s: &mut Scratch, x: &[f64], grad: bool) {
-        let (layout, plan) = (&self.layout, &self.plan);
-        for &k in &plan.through_parts {
-            let p = &layout.parts[k];
+        let plan = &self.plan;
+        for p in &plan.through_parts {
             let xs = &x[p.states.clone()];
             let slots = &mut s.slots[p.slots.clone()];
             if grad {
                 let (ns, np) = (p.states.len(), p.slots.len());
-                let r = &plan.regions[k];
+                let r = &plan.regions[p.index];
                 let (head, tail) = s.partials.split_at_mut(r.through_slots);
                 let own = &mut head[r.through_states..r.through_states + np * ns];
                 let by_slot = &mut tail[..np * np];
@@ -311,15 +309,16 @@ impl Assembly {
             }
         }
         let slots = &mut s.slots[..];
-        for (target, terms, external) in &plan.nets {
+        for n in &plan.nets {
+            let (terms, external) = plan.net_members[n.start..n.end].split_at(n.external - n.start);
             let mut total = 0.0;
-            for &m in &plan.terms[terms.clone()] {
+            for &m in terms {
                 total += slots[m];
             }
-            for &e in &plan.external[external.clone()] {
+            for &e in external {
                 total -= slots[e];
             }
-            slots[*target] = -total;
+            slots[n.target] = -total;
         }
         if grad {
             let (gradient, partials) = (&mut s.gradient[..], &s.partials[..]);
@@ -352,12 +351,11 @@ impl Assembly {
     pub fn evaluate(&self, u: &[f64], x: &[f64], dx: &mut [f64], jac: Option<(&mut [f64], usize)>) {
         let mut guard = self.scratch.borrow_mut();
         let s = &mut *guard;
-        let (layout, plan) = (&self.layout, &self.plan);
+        let plan = &self.plan;
         let Some((j, ld)) = jac else {
             self.across(s, u, x, false);
             self.through(s, x, false);
-            for &k in &plan.rate_parts {
-                let p = &layout.parts[k];
+            for p in &plan.rate_parts {
                 p.part.rates(
                     &x[p.states.clone()],
                     &s.slots[p.slots.clone()],
@@ -373,10 +371,9 @@ impl Assembly {
         }
         self.across(s, u, x, true);
         self.through(s, x, true);
-        for &k in &plan.rate_parts {
-            let p = &layout.parts[k];
+        for p in &plan.rate_parts {
             let (ns, np) = (p.states.len(), p.slots.len());
-            let at = plan.regions[k].rates;
+            let at = plan.regions[p.index].rates;
             let by_slot = &mut s.partials[at..at + ns * np];
             p.part.rates(
                 &x[p.states.clone()],

@@ -66,6 +66,28 @@ pub(crate) struct Stamp {
     pub(crate) from: usize,
 }
 
+/// One part's call in a phase: the part and where its states and port
+/// values are, kept together so that an evaluation reads one small record
+/// per call.
+#[derive(Debug, Clone)]
+pub(crate) struct Call {
+    pub(crate) part: std::sync::Arc<dyn super::Part>,
+    pub(crate) states: std::ops::Range<usize>,
+    pub(crate) slots: std::ops::Range<usize>,
+    /// The part's index (its partial-derivative regions).
+    pub(crate) index: usize,
+}
+
+/// A node's net through value: `slots[target] = -(sum of the slots
+/// `members[start..external]` - sum of `members[external..end]`)`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NetSum {
+    pub(crate) target: usize,
+    pub(crate) start: usize,
+    pub(crate) external: usize,
+    pub(crate) end: usize,
+}
+
 /// What an evaluation does between the parts' own work.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Plan {
@@ -73,15 +95,15 @@ pub(crate) struct Plan {
     /// indicators. A part without states sets constant across values (a
     /// supply pressure, the tank's): its phase 1 runs once
     /// ([`Plan::constant_parts`]), not at every evaluation.
-    pub(crate) across_parts: Vec<usize>,
+    pub(crate) across_parts: Vec<Call>,
     pub(crate) constant_parts: Vec<usize>,
     /// The across values that are states as they are
     /// ([`super::Part::across_states`]): (state, slot), copied instead of
     /// a phase-1 call; their gradient entries are 1, set once.
     pub(crate) state_across: Vec<(usize, usize)>,
     pub(crate) unit_gradient: Vec<usize>,
-    pub(crate) through_parts: Vec<usize>,
-    pub(crate) rate_parts: Vec<usize>,
+    pub(crate) through_parts: Vec<Call>,
+    pub(crate) rate_parts: Vec<Call>,
     pub(crate) event_parts: Vec<usize>,
     /// Each part's partial-derivative regions.
     pub(crate) regions: Vec<Regions>,
@@ -96,10 +118,9 @@ pub(crate) struct Plan {
     pub(crate) copies: Vec<(usize, usize)>,
     pub(crate) constant_copies: Vec<(usize, usize)>,
     /// Net through values: the source's slot, the through values summed,
-    /// the external inputs subtracted (ranges into `terms`, `external`).
-    pub(crate) nets: Vec<(usize, std::ops::Range<usize>, std::ops::Range<usize>)>,
-    pub(crate) terms: Vec<usize>,
-    pub(crate) external: Vec<usize>,
+    /// the external inputs subtracted (ranges into `net_members`).
+    pub(crate) nets: Vec<NetSum>,
+    pub(crate) net_members: Vec<usize>,
     /// The gradient entries: for each slot, the start and length of its
     /// entries, and each entry's state column.
     pub(crate) gradient: Vec<(usize, usize)>,
@@ -141,6 +162,12 @@ impl Plan {
             plan.regions.push(r);
         }
         for (k, p) in layout.parts.iter().enumerate() {
+            let call = || Call {
+                part: p.part.clone(),
+                states: p.states.clone(),
+                slots: p.slots.clone(),
+                index: k,
+            };
             if !p.across_rows.is_empty() {
                 if p.states.is_empty() {
                     plan.constant_parts.push(k);
@@ -151,14 +178,14 @@ impl Plan {
                             .map(|&(slot, state)| (p.states.start + state, p.slots.start + slot)),
                     );
                 } else {
-                    plan.across_parts.push(k);
+                    plan.across_parts.push(call());
                 }
             }
             if !p.through_rows.is_empty() {
-                plan.through_parts.push(k);
+                plan.through_parts.push(call());
             }
             if !p.states.is_empty() {
-                plan.rate_parts.push(k);
+                plan.rate_parts.push(call());
             }
             if !p.events.is_empty() {
                 plan.event_parts.push(k);
@@ -273,11 +300,16 @@ impl Plan {
             else {
                 continue;
             };
-            let terms = plan.terms.len()..plan.terms.len() + node.through.len();
-            plan.terms.extend(&node.through);
-            let external = plan.external.len()..plan.external.len() + node.external.len();
-            plan.external.extend(&node.external);
-            plan.nets.push((target, terms, external));
+            let start = plan.net_members.len();
+            plan.net_members.extend(&node.through);
+            let external = plan.net_members.len();
+            plan.net_members.extend(&node.external);
+            plan.nets.push(NetSum {
+                target,
+                start,
+                external,
+                end: plan.net_members.len(),
+            });
             let mut columns = Vec::new();
             for &m in &node.through {
                 let (start, len) = plan.gradient[m];
