@@ -78,8 +78,9 @@ pub(crate) struct Call {
     pub(crate) index: usize,
 }
 
-/// A node's net through value: `slots[target] = -(sum of the slots
-/// `members[start..external]` - sum of `members[external..end]`)`.
+/// A node's net through value into its source's slot `target`: minus the
+/// sum of the through values at the slots `net_members[start..external]`
+/// plus the external inputs at `net_members[external..end]`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NetSum {
     pub(crate) target: usize,
