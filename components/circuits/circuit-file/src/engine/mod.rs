@@ -45,7 +45,7 @@ pub const DIGEST_FILE: &str = "circuit.sha256";
 /// The state capacities the engine libraries are built for (one
 /// `circuit-engine-<N>` crate each): `build-fmu` takes the smallest that
 /// holds a circuit's states.
-pub const CAPACITIES: [usize; 7] = [4, 8, 12, 16, 24, 32, 64];
+pub const CAPACITIES: [usize; 9] = [2, 4, 6, 8, 12, 16, 24, 32, 64];
 
 /// The SHA-256 of a description's text, in hex.
 pub fn digest(text: &str) -> String {
