@@ -150,9 +150,7 @@ impl DirectionalValve {
             ],
         }
     }
-}
 
-impl DirectionalValve {
     /// The flows of [`flows`](Self::flows) alone, `(q_a, q_b, q_p)`, the
     /// same values without the partial derivatives (no slope, so no
     /// division per open edge): what an evaluation of the rates alone needs.

@@ -129,44 +129,39 @@ impl Part for DirectionalValve {
 
     #[inline]
     fn through(&self, _x: &[f64], ports: &mut [f64], d: Option<&mut Partials<'_>>) {
-        let Some(d) = d else {
-            // The flows alone: the same values, no slopes.
-            let (q_a, q_b, q_p) = self
-                .law
-                .flow_values(ports[US], ports[PP], ports[PA], ports[PB], ports[PT]);
-            ports[QP] = q_p;
-            ports[QA] = -q_a;
-            ports[QB] = q_b;
-            ports[QT] = -(q_p - q_a + q_b);
+        let (us, pp, pa, pb, pt) = (ports[US], ports[PP], ports[PA], ports[PB], ports[PT]);
+        // The flows alone (no slopes) when no partials are asked for.
+        let ((q_a, q_b, q_p), partials) = match d {
+            None => (self.law.flow_values(us, pp, pa, pb, pt), None),
+            Some(d) => {
+                let f = self.law.flows(us, pp, pa, pb, pt);
+                ((f.q_a, f.q_b, f.q_p), Some((d, f.partials)))
+            }
+        };
+        ports[QP] = q_p;
+        ports[QA] = -q_a;
+        ports[QB] = q_b;
+        ports[QT] = -(q_p - q_a + q_b);
+        let Some((d, [da, db, dp])) = partials else {
             return;
         };
-        let f = self
-            .law
-            .flows(ports[US], ports[PP], ports[PA], ports[PB], ports[PT]);
-        ports[QP] = f.q_p;
-        ports[QA] = -f.q_a;
-        ports[QB] = f.q_b;
-        ports[QT] = -(f.q_p - f.q_a + f.q_b);
-        {
-            // The element's partials: rows q_a, q_b, q_p; columns Us, p_P,
-            // p_A, p_B. Each port's row is a combination of them.
-            let [da, db, dp] = f.partials;
-            let row = |wp: f64, wa: f64, wb: f64| -> [f64; 4] {
-                std::array::from_fn(|k| wp * dp[k] + wa * da[k] + wb * db[k])
-            };
-            for (slot, w) in [
-                (QP, row(1.0, 0.0, 0.0)),
-                (QA, row(0.0, -1.0, 0.0)),
-                (QB, row(0.0, 0.0, 1.0)),
-                (QT, row(-1.0, 1.0, -1.0)),
-            ] {
-                *d.slot(slot, US) = w[0];
-                *d.slot(slot, PP) = w[1];
-                *d.slot(slot, PA) = w[2];
-                *d.slot(slot, PB) = w[3];
-                // Pressure differences only: the four partials sum to 0.
-                *d.slot(slot, PT) = -(w[1] + w[2] + w[3]);
-            }
+        // The element's partials: rows q_a, q_b, q_p; columns Us, p_P,
+        // p_A, p_B. Each port's row is a combination of them.
+        let row = |wp: f64, wa: f64, wb: f64| -> [f64; 4] {
+            std::array::from_fn(|k| wp * dp[k] + wa * da[k] + wb * db[k])
+        };
+        for (slot, w) in [
+            (QP, row(1.0, 0.0, 0.0)),
+            (QA, row(0.0, -1.0, 0.0)),
+            (QB, row(0.0, 0.0, 1.0)),
+            (QT, row(-1.0, 1.0, -1.0)),
+        ] {
+            *d.slot(slot, US) = w[0];
+            *d.slot(slot, PP) = w[1];
+            *d.slot(slot, PA) = w[2];
+            *d.slot(slot, PB) = w[3];
+            // Pressure differences only: the four partials sum to 0.
+            *d.slot(slot, PT) = -(w[1] + w[2] + w[3]);
         }
     }
 
