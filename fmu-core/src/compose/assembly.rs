@@ -253,7 +253,7 @@ impl Assembly {
 
     /// Phase 1 and the nodes' across values: every slot a part reads is
     /// set, from the states `x` and the inputs `u`.
-    #[inline]
+    #[inline(always)]
     fn across(&self, s: &mut Scratch, u: &[f64], x: &[f64], grad: bool) {
         let (layout, plan) = (&self.layout, &self.plan);
         for (slot, &value) in s.slots[layout.input_slots..].iter_mut().zip(u) {
@@ -290,7 +290,7 @@ impl Assembly {
 
     /// Phase 2 and the nets: the through values, and each node's net
     /// through value into its source.
-    #[inline]
+    #[inline(always)]
     fn through(&self, s: &mut Scratch, x: &[f64], grad: bool) {
         let plan = &self.plan;
         for p in &plan.through_parts {
@@ -309,6 +309,9 @@ impl Assembly {
             }
         }
         let slots = &mut s.slots[..];
+        for &[target, a, b] in &plan.pair_nets {
+            slots[target] = -(slots[a] + slots[b]);
+        }
         for n in &plan.nets {
             let (terms, external) = plan.net_members[n.start..n.end].split_at(n.external - n.start);
             let mut total = 0.0;

@@ -122,14 +122,20 @@ pub(crate) struct Plan {
     /// the external inputs subtracted (ranges into `net_members`).
     pub(crate) nets: Vec<NetSum>,
     pub(crate) net_members: Vec<usize>,
+    /// The nets of two through values and no external input (a volume
+    /// between two restrictions, the commonest node): `[target, a, b]`,
+    /// `slots[target] = -(slots[a] + slots[b])`, without the general
+    /// sum's loops over member lists.
+    pub(crate) pair_nets: Vec<[usize; 3]>,
     /// The gradient entries: for each slot, the start and length of its
     /// entries, and each entry's state column.
     pub(crate) gradient: Vec<(usize, usize)>,
     pub(crate) columns: Vec<usize>,
     /// Phase 1 gradients from the parts' partials.
     pub(crate) across_assign: Vec<Assign>,
-    /// Phase 2: the own states' partials, then the chain through the slots
-    /// read.
+    /// Phase 2: the entries set by one partial (a part's own states, or
+    /// the first term through a slot that holds a state as it is, whose
+    /// gradient is a constant 1), then the chain through the slots read.
     pub(crate) through_assign: Vec<Assign>,
     pub(crate) through_chain: Vec<Chain>,
     /// The nets' gradients.
@@ -279,12 +285,21 @@ impl Plan {
                     let (start, len) = plan.gradient[p.slots.start + c];
                     for e in start..start + len {
                         let i = index(plan.columns[e]);
-                        plan.through_chain.push(Chain {
-                            to: at + i,
-                            factor,
-                            from: e,
-                            first: !written[i],
-                        });
+                        if !written[i] && plan.unit_gradient.contains(&e) {
+                            // The entry's first term times a constant 1 (a
+                            // state read as it is): the partial itself.
+                            plan.through_assign.push(Assign {
+                                to: at + i,
+                                from: factor,
+                            });
+                        } else {
+                            plan.through_chain.push(Chain {
+                                to: at + i,
+                                factor,
+                                from: e,
+                                first: !written[i],
+                            });
+                        }
                         written[i] = true;
                     }
                 }
@@ -301,16 +316,20 @@ impl Plan {
             else {
                 continue;
             };
-            let start = plan.net_members.len();
-            plan.net_members.extend(&node.through);
-            let external = plan.net_members.len();
-            plan.net_members.extend(&node.external);
-            plan.nets.push(NetSum {
-                target,
-                start,
-                external,
-                end: plan.net_members.len(),
-            });
+            if let ([a, b], []) = (&node.through[..], &node.external[..]) {
+                plan.pair_nets.push([target, *a, *b]);
+            } else {
+                let start = plan.net_members.len();
+                plan.net_members.extend(&node.through);
+                let external = plan.net_members.len();
+                plan.net_members.extend(&node.external);
+                plan.nets.push(NetSum {
+                    target,
+                    start,
+                    external,
+                    end: plan.net_members.len(),
+                });
+            }
             let mut columns = Vec::new();
             for &m in &node.through {
                 let (start, len) = plan.gradient[m];
