@@ -190,6 +190,37 @@ pub fn markdown() -> String {
     out
 }
 
+/// The part types as one compact table, a row each (what it is with its
+/// ports and states; its parameters with their SI units, `*` for the
+/// required ones, the defaults left to [`markdown`]'s sections): the
+/// table of the README's "Your own circuit" (a test keeps it equal).
+pub fn readme_table() -> String {
+    let mut out = String::from(
+        "| type | what it is: ports, states | parameters (SI unit; * required) |\n|---|---|---|\n",
+    );
+    for t in part_types() {
+        let parameters: Vec<String> = t
+            .parameters
+            .iter()
+            .map(|p| {
+                let star = if p.need == Need::Required { "*" } else { "" };
+                if p.unit == "1" {
+                    format!("`{}`{star}", p.name)
+                } else {
+                    format!("`{}`{star} {}", p.name, p.unit)
+                }
+            })
+            .collect();
+        out += &format!(
+            "| `{}` | {} | {} |\n",
+            t.name,
+            t.description,
+            parameters.join(", ")
+        );
+    }
+    out
+}
+
 /// A JSON Schema (draft-07) of description files, for editors that check
 /// and complete TOML against a schema (the file
 /// `components/circuits/circuit-file/circuit.schema.json`; a test keeps it
@@ -1062,6 +1093,37 @@ mod tests {
             "docs/circuit-files.md is out of date: paste registry::markdown() into it \
              (cargo test -p circuit-file -- --ignored write_the_documentation_tables):\n{table}"
         );
+    }
+
+    /// Writes [`readme_table`] into README.md in place of the table that
+    /// starts with its header line (run by hand after a change to the part
+    /// types).
+    #[test]
+    #[ignore]
+    fn write_the_readme_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../README.md");
+        let readme = std::fs::read_to_string(path).unwrap();
+        let table = readme_table();
+        let header = table.lines().next().unwrap();
+        let start = readme.find(header).unwrap();
+        let end = start + readme[start..].find("\n\n").unwrap() + 1;
+        std::fs::write(
+            path,
+            format!("{}{table}{}", &readme[..start], &readme[end..]),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn the_readme_lists_every_part_type_as_the_registry_does() {
+        let readme = include_str!("../../../../README.md");
+        let table = readme_table();
+        assert!(
+            readme.contains(&table),
+            "README.md's part table is out of date: paste registry::readme_table() into it \
+             (cargo test -p circuit-file -- --ignored write_the_readme_table):\n{table}"
+        );
+        assert_eq!(table.lines().count(), part_types().len() + 2);
     }
 
     #[test]
