@@ -4,8 +4,8 @@
 //! is the `estimator-experiment` tool) and the estimator's refusals.
 
 use fmu_tests::workspace_root;
-use validation::estimator::experiment::{measurements, run_one, truth};
-use validation::estimator::{Config, Estimator, Measurements};
+use validation::estimator::experiment::{measurements, run_one, true_curve, truth};
+use validation::estimator::{Config, Estimator, Measurements, Sample};
 use validation::fmi::fmu3::Fmu3;
 
 fn fmu(name: &str) -> Fmu3 {
@@ -19,32 +19,28 @@ fn config() -> Config {
     Config::read(&workspace_root().join("validation/estimator/four-bar.json")).unwrap()
 }
 
-fn true_curve(name: &str) -> (i32, Vec<f64>, Vec<f64>) {
-    let i = four_bar_circuit::PRESETS
-        .iter()
-        .position(|(n, _, _)| *n == name)
-        .unwrap();
-    let (_, u, n) = four_bar_circuit::PRESETS[i];
-    (i as i32 + 1, u.to_vec(), n.to_vec())
-}
-
-/// Runs the estimator on `curve` with `points` control points for
-/// `duration` s, noise seed 0.
-fn run(curve: &str, points: usize, duration: f64) -> validation::estimator::experiment::RunResult {
-    let (preset, u, n) = true_curve(curve);
+/// Runs the estimator on the true curve `curve` with `points` control
+/// points for `duration` s, noise seed 0, with the configuration `base`;
+/// also the samples.
+fn run_with(
+    base: &Config,
+    curve: &str,
+    points: usize,
+    duration: f64,
+) -> (validation::estimator::experiment::RunResult, Vec<Sample>) {
+    let chosen = true_curve(curve).unwrap();
     let plant = fmu("FourBar");
     let twin = fmu("FourBarTwin");
-    let base = config();
-    let t = truth(&plant, preset, duration, base.sample_period).unwrap();
+    let t = truth(&plant, &chosen, duration, base.sample_period).unwrap();
     let data = measurements(&t, 0);
-    let curve_fn = hydraulics::BSplineCurve::new(&u, &n, 3).unwrap();
+    let curve_fn = chosen.curve().unwrap();
     let (r, samples, _) = run_one(
         &twin,
-        &base,
+        base,
         &data,
         &t,
         &curve_fn,
-        u.len() == points,
+        chosen.u.len() == points,
         points,
         curve,
         0,
@@ -53,7 +49,13 @@ fn run(curve: &str, points: usize, duration: f64) -> validation::estimator::expe
     .unwrap();
     assert!(r.error.is_none(), "{curve}, {points} points: {:?}", r.error);
     assert_eq!(samples.len(), data.t.len());
-    r
+    (r, samples)
+}
+
+/// Runs the estimator on `curve` with `points` control points for
+/// `duration` s, noise seed 0, with the default configuration.
+fn run(curve: &str, points: usize, duration: f64) -> validation::estimator::experiment::RunResult {
+    run_with(&config(), curve, points, duration).0
 }
 
 fn coverage(r: &validation::estimator::experiment::RunResult, name: &str) -> f64 {
@@ -79,6 +81,15 @@ fn learns_the_s_shaped_curve_from_the_catalogue_line() {
     for n in ["N1", "N2", "N3", "N4"] {
         assert!(coverage(&r, n) >= 0.9, "{n}: {:?}", r.coverage);
     }
+    // The bulk modulus, started 20 % high, is learned inside the band the
+    // filter reports (kp = 1600 MPa, k0 = 0.5).
+    assert!(coverage(&r, "kp") >= 0.95, "{:?}", r.coverage);
+    assert!(coverage(&r, "k0") >= 0.95, "{:?}", r.coverage);
+    assert!(
+        (r.kp / 1.6e9 - 1.0).abs() < 0.1,
+        "kp {} MPa at 2 s",
+        r.kp / 1e6
+    );
 }
 
 #[test]
@@ -138,6 +149,14 @@ fn a_configuration_that_does_not_fit_the_fmu_is_refused() {
             Box::new(|c| c.sample_period = -1.0),
             "sample_period must be positive",
         ),
+        (
+            Box::new(|c| c.monotone.as_mut().unwrap().inputs[3] = "N9".into()),
+            "monotone: 'N9' is not a learned parameter",
+        ),
+        (
+            Box::new(|c| c.monotone.as_mut().unwrap().upper = -1.0),
+            "monotone: lower (0) must lie below upper (-1)",
+        ),
     ];
     for (change, message) in cases {
         let mut c = config();
@@ -173,4 +192,66 @@ fn measurement_files_name_their_columns() {
     std::fs::write(&path, "time,U_ref,s,pp,p1\n0,0,3,7.6e6,x\n").unwrap();
     let err = format!("{:#}", Measurements::read(&path, &config()).unwrap_err());
     assert!(err.contains("line 2"), "{err}");
+}
+
+/// The learned curve is physically admissible at every sample: the
+/// configuration keeps the control points in order between the curve's
+/// ends (`monotone`), so each estimated curve is non-negative and
+/// non-decreasing. On a valve with a dead band the estimate free to move
+/// goes below zero near the dead band's end, which the same run with the
+/// constraint must not.
+#[test]
+fn the_learned_curve_stays_non_negative_and_non_decreasing() {
+    let duration = 3.0;
+    let base = config();
+    assert!(
+        base.monotone.is_some(),
+        "the default configuration keeps the curve admissible"
+    );
+    let (kept, samples) = run_with(&base, "dead-band", 6, duration);
+    assert!(
+        kept.lowest >= 0.0,
+        "lowest value {} % of N_max",
+        kept.lowest
+    );
+    assert!(
+        kept.largest_fall <= 1e-9,
+        "the curve falls by {} % of N_max",
+        kept.largest_fall
+    );
+    let n1 = base.names().iter().position(|n| n == "N1").unwrap();
+    for s in &samples {
+        let points = &s.x[n1..n1 + 4];
+        assert!(
+            points[0] >= 0.0 && points.windows(2).all(|w| w[0] <= w[1]) && points[3] <= 95.0,
+            "t = {} s: control points {points:?}",
+            s.t
+        );
+    }
+    let mut free = base.clone();
+    free.monotone = None;
+    let (unconstrained, _) = run_with(&free, "dead-band", 6, duration);
+    assert!(
+        unconstrained.lowest < 0.0,
+        "without the constraint the dead band is learned with values below 0 (lowest {} %)",
+        unconstrained.lowest
+    );
+    // The curve still comes near the best admissible fit (the free best
+    // fit has a first point below zero and fits the dead band better).
+    assert!(
+        kept.rmse10 <= kept.floor + 0.1,
+        "RMSE {} % kept in order against the best admissible fit's {} %",
+        kept.rmse10,
+        kept.floor
+    );
+    eprintln!(
+        "dead band, {duration} s: lowest {:.3} % / {:.3} %, largest fall {:.2e} % / {:.2e} %, RMSE at the end {:.3} % / {:.3} % (kept in order / free), best admissible fit {:.3} %",
+        kept.lowest,
+        unconstrained.lowest,
+        kept.largest_fall,
+        unconstrained.largest_fall,
+        kept.rmse10,
+        unconstrained.rmse10,
+        kept.floor
+    );
 }

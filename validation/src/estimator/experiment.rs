@@ -32,13 +32,84 @@ pub struct Truth {
 /// The FourBar outputs recorded as the truth, in [`Truth::signals`] order.
 pub const TRUE_NAMES: [&str; 6] = ["s", "pp", "p1", "theta", "omega", "p2"];
 
-/// The true run: FourBar (Co-Simulation) with preset curve `curve` (1
-/// linear, 2 real-1, 3 real-2) under the command of Khadim et al. (2021),
-/// 10 sin(0.4 π t) V, each step's command held at its midpoint value,
-/// sampled every `dt`.
-pub fn truth(fmu: &Fmu3, curve: i32, duration: f64, dt: f64) -> Result<Truth> {
+/// A valve with a dead band: the curve is closed up to about 1.5 V (below
+/// 0.5 % of N_max up to 1.65 V), then rises to N_max at 10 V; given to
+/// FourBar as its custom curve on all four edges. Six control points
+/// equally spaced over 0 .. 10 V fit it best (0.30 % RMSE) with a first
+/// interior point of -3.4, a curve down to -0.73 % of N_max near the dead
+/// band: not a valve. The best admissible fit, non-negative and
+/// non-decreasing, is at 0.81 %.
+pub const DEAD_BAND: (&str, &[f64], &[f64]) = (
+    "dead-band",
+    &[0.0, 1.5, 2.5, 4.5, 7.0, 10.0],
+    &[0.0, 0.0, 0.0, 24.0, 60.0, 95.0],
+);
+
+/// A true valve curve of the experiment: its control points (spool signal
+/// in V, gain with 95 = Cv at 10 V, a cubic B-spline) and the FourBar
+/// parameters that make it the plant's curve.
+#[derive(Debug, Clone)]
+pub struct TrueCurve {
+    /// Its name (`real-2`, `real-1`, `linear`, `dead-band`).
+    pub name: &'static str,
+    /// Spool signals of the control points, V.
+    pub u: &'static [f64],
+    /// Gains of the control points.
+    pub n: &'static [f64],
+    /// FourBar's parameters for it.
+    pub parameters: Vec<(String, f64)>,
+}
+
+impl TrueCurve {
+    /// The curve as a B-spline.
+    pub fn curve(&self) -> Result<BSplineCurve> {
+        BSplineCurve::new(self.u, self.n, 3).map_err(anyhow::Error::msg)
+    }
+}
+
+/// The true curve called `name`: one of FourBar's presets (its `curve`
+/// parameter) or [`DEAD_BAND`] (its custom curve on every edge).
+pub fn true_curve(name: &str) -> Result<TrueCurve> {
+    use four_bar_circuit::PRESETS;
+    if let Some(i) = PRESETS.iter().position(|(n, _, _)| *n == name) {
+        let (name, u, n) = PRESETS[i];
+        return Ok(TrueCurve {
+            name,
+            u,
+            n,
+            parameters: vec![("curve".into(), (i + 1) as f64)],
+        });
+    }
+    let (dead, u, n) = DEAD_BAND;
+    if name != dead {
+        let known: Vec<&str> = PRESETS.iter().map(|(n, _, _)| *n).collect();
+        bail!(
+            "no true curve '{name}': the curves are {}, {dead}",
+            known.join(", ")
+        );
+    }
+    let mut parameters = vec![("curve".to_string(), 0.0)];
+    for edge in ["PA", "AT", "PB", "BT"] {
+        parameters.push((format!("{edge}_n"), u.len() as f64));
+        for (k, (&uk, &nk)) in u.iter().zip(n).enumerate() {
+            parameters.push((format!("{edge}_U{}", k + 1), uk));
+            parameters.push((format!("{edge}_N{}", k + 1), nk));
+        }
+    }
+    Ok(TrueCurve {
+        name: dead,
+        u,
+        n,
+        parameters,
+    })
+}
+
+/// The true run: FourBar (Co-Simulation) with the true curve `curve` under
+/// the command of Khadim et al. (2021), 10 sin(0.4 π t) V, each step's
+/// command held at its midpoint value, sampled every `dt`.
+pub fn truth(fmu: &Fmu3, curve: &TrueCurve, duration: f64, dt: f64) -> Result<Truth> {
     let mut inst = fmu.instantiate("truth")?;
-    inst.set_parameters(&[("curve".to_string(), curve as f64)])?;
+    inst.set_parameters(&curve.parameters)?;
     inst.initialize(duration)?;
     let vrs: Vec<u32> = TRUE_NAMES
         .iter()
@@ -168,8 +239,12 @@ pub fn rmse(c: &BSplineCurve, truth: &BSplineCurve) -> f64 {
 }
 
 /// The least-squares best fit of the true curve with `points` control
-/// points (ends fixed): interior ordinates and RMSE. The curve is linear
-/// in its ordinates, so this is a linear least-squares problem.
+/// points (ends fixed) whose curve is admissible (interior ordinates in
+/// order within 0 .. N_max, as the estimator keeps them): interior
+/// ordinates and RMSE. The curve is linear in its ordinates, so this is a
+/// linear least-squares problem; a solution out of order is projected onto
+/// the ordered ones in the metric of the normal matrix `AᵀA`, which is the
+/// constrained least-squares solution (`estimator::project_ordered`).
 pub fn best_fit(points: usize, truth: &BSplineCurve) -> Result<(Vec<f64>, f64)> {
     let m = points - 2;
     let g = grid();
@@ -185,9 +260,20 @@ pub fn best_fit(points: usize, truth: &BSplineCurve) -> Result<(Vec<f64>, f64)> 
         }
     }
     let x = a
+        .clone()
         .svd(true, true)
         .solve(&b, 1e-12)
         .map_err(anyhow::Error::msg)?;
+    let mut x = x;
+    let at: Vec<usize> = (0..m).collect();
+    let ordered = x.iter().all(|v| (0.0..=N_MAX).contains(v)) && x.as_slice().is_sorted();
+    if !ordered {
+        let normal = a.transpose() * &a;
+        let inverse = normal
+            .try_inverse()
+            .ok_or_else(|| anyhow::anyhow!("the best fit's normal matrix is singular"))?;
+        estimator::project_ordered(&mut x, &inverse, &at, 0.0, N_MAX);
+    }
     let fit: Vec<f64> = x.iter().copied().collect();
     let e = rmse(&curve_of(points, &fit)?, truth);
     Ok((fit, e))
@@ -209,6 +295,18 @@ pub struct RunResult {
     pub rmse5: f64,
     /// Curve RMSE at the end of the run, % of N_max.
     pub rmse10: f64,
+    /// Curve RMSE averaged over the run's second half (5 to 10 s in a
+    /// 10 s run), every 10th sample, % of N_max: steadier than the value at
+    /// the end, which moves from seed to seed as the control points
+    /// random-walk.
+    pub rmse_late: f64,
+    /// The estimated curve's lowest value over 0 .. 10 V at any sample, %
+    /// of N_max (below 0: the curve was not admissible somewhere).
+    pub lowest: f64,
+    /// The estimated curve's largest fall between neighbouring spool
+    /// signals of the error grid at any sample, % of N_max (above 0: it
+    /// decreased somewhere).
+    pub largest_fall: f64,
     /// The best-fit RMSE with this many control points, % of N_max.
     pub floor: f64,
     /// The time from which the curve RMSE stays below 1 %, s (`None`:
@@ -251,6 +349,11 @@ pub fn run_one(
         Some(i) => i.parse::<usize>().is_ok_and(|i| i <= m),
         None => true,
     });
+    if let Some(order) = config.monotone.as_mut() {
+        order
+            .inputs
+            .retain(|name| config.augment.iter().any(|p| &p.input == name));
+    }
     for p in config.augment.iter_mut() {
         if let Some(i) = p
             .input
@@ -289,6 +392,29 @@ pub fn run_one(
             .find(|s| (s.t - t).abs() < 1e-9)
             .map_or(f64::NAN, curve_at)
     };
+    let late: Vec<f64> = samples
+        .iter()
+        .step_by(10)
+        .filter(|s| s.t >= 0.5 * duration - 1e-9)
+        .map(curve_at)
+        .collect();
+    let rmse_late = late.iter().sum::<f64>() / late.len() as f64;
+    // Admissibility at every sample: the lowest value and the largest fall
+    // of each estimated curve on the error grid.
+    let g = grid();
+    let (mut lowest, mut largest_fall) = (f64::INFINITY, f64::NEG_INFINITY);
+    if let Some(n0) = n_index {
+        for s in &samples {
+            let Ok(c) = curve_of(points, &s.x[n0..n0 + m]) else {
+                continue;
+            };
+            let values: Vec<f64> = g.iter().map(|&u| c.eval(u).value).collect();
+            lowest = values.iter().copied().fold(lowest, f64::min);
+            for w in values.windows(2) {
+                largest_fall = largest_fall.max(w[0] - w[1]);
+            }
+        }
+    }
     let mut below = None;
     let mut last_above = None;
     for s in samples.iter().step_by(10) {
@@ -366,6 +492,9 @@ pub fn run_one(
             seed,
             rmse5: at(5.0),
             rmse10: at(duration),
+            rmse_late,
+            lowest: 100.0 * lowest / N_MAX,
+            largest_fall: 100.0 * largest_fall / N_MAX,
             floor,
             below_1_from: below,
             coverage,

@@ -92,6 +92,21 @@ pub struct WhiteAcceleration {
     pub variance: f64,
 }
 
+/// Learned parameters that must stay in order between two bounds: a
+/// curve's control points, whose B-spline is non-negative and
+/// non-decreasing wherever they are (a B-spline lies in the span of its
+/// control points, and its slope is a B-spline of their differences).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Monotone {
+    /// The parameters (names in `augment`), in the order they must keep.
+    pub inputs: Vec<String>,
+    /// The value none may go below.
+    pub lower: f64,
+    /// The value none may go above.
+    pub upper: f64,
+}
+
 /// The estimator's configuration file (JSON).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,6 +141,11 @@ pub struct Config {
     /// bound); absent: no bound.
     #[serde(default)]
     pub nis_bound: Option<f64>,
+    /// Parameters kept in order between bounds: after every measurement
+    /// update their estimate is replaced by the nearest ordered one
+    /// ([`project_monotone`]); absent: none.
+    #[serde(default)]
+    pub monotone: Option<Monotone>,
 }
 
 fn default_rtol() -> f64 {
@@ -175,6 +195,27 @@ impl Config {
                 bail!("measurement '{}': sigma must be positive", m.output);
             }
         }
+        if let Some(m) = &self.monotone {
+            if !(m.lower.is_finite() && m.upper.is_finite() && m.lower < m.upper) {
+                bail!(
+                    "monotone: lower ({}) must lie below upper ({}), both finite",
+                    m.lower,
+                    m.upper
+                );
+            }
+            for name in &m.inputs {
+                if !self.augment.iter().any(|p| &p.input == name) {
+                    bail!(
+                        "monotone: '{name}' is not a learned parameter (the 'augment' list has {})",
+                        self.augment
+                            .iter()
+                            .map(|p| p.input.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
+            }
+        }
         Ok(())
     }
 
@@ -186,6 +227,100 @@ impl Config {
             .map(|s| s.name.clone())
             .chain(self.augment.iter().map(|p| p.input.clone()))
             .collect()
+    }
+}
+
+/// Moves the estimate `x` (covariance `p`) to the nearest point, in the
+/// metric of `p`'s inverse, where the entries at `at` do not decrease and
+/// lie in `[lower, upper]`: estimate projection onto inequality
+/// constraints (Simon and Chia, 2002). The violated constraints are held
+/// as equalities, `x - P Dᵀ (D P Dᵀ)⁻¹ (D x - d)`, which moves every entry
+/// correlated with them (the other control points, the states) as the
+/// filter's covariance says, adding any constraint the step violates in
+/// turn; [`project_monotone`] then removes what rounding leaves (and is
+/// the whole projection should `D P Dᵀ` be singular). The covariance stays
+/// as the update left it.
+pub fn project_ordered(
+    x: &mut DVector<f64>,
+    p: &DMatrix<f64>,
+    at: &[usize],
+    lower: f64,
+    upper: f64,
+) {
+    let n = at.len();
+    if n == 0 {
+        return;
+    }
+    // Constraint k as (row entries, right-hand side) of `a x <= b`:
+    // 0: lower bound of the first, 1..n-1: order, n: upper bound of the last.
+    let constraint = |k: usize| -> (Vec<(usize, f64)>, f64) {
+        match k {
+            0 => (vec![(at[0], -1.0)], -lower),
+            k if k < n => (vec![(at[k - 1], 1.0), (at[k], -1.0)], 0.0),
+            _ => (vec![(at[n - 1], 1.0)], upper),
+        }
+    };
+    let violated = |x: &DVector<f64>, k: usize| {
+        let (row, b) = constraint(k);
+        row.iter().map(|&(i, a)| a * x[i]).sum::<f64>() > b
+    };
+    let mut active: Vec<usize> = (0..=n).filter(|&k| violated(x, k)).collect();
+    let original = x.clone();
+    while !active.is_empty() {
+        let m = active.len();
+        let mut d = DMatrix::zeros(m, x.len());
+        let mut excess = DVector::zeros(m);
+        for (r, &k) in active.iter().enumerate() {
+            let (row, b) = constraint(k);
+            for &(i, a) in &row {
+                d[(r, i)] = a;
+            }
+            excess[r] = row.iter().map(|&(i, a)| a * original[i]).sum::<f64>() - b;
+        }
+        let pd = p * d.transpose();
+        let Some(lambda) = (&d * &pd).lu().solve(&excess) else {
+            x.copy_from(&original);
+            break;
+        };
+        let projected = &original - pd * lambda;
+        x.copy_from(&projected);
+        let more: Vec<usize> = (0..=n)
+            .filter(|k| !active.contains(k) && violated(x, *k))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        active.extend(more);
+    }
+    let mut values: Vec<f64> = at.iter().map(|&i| x[i]).collect();
+    project_monotone(&mut values, lower, upper);
+    for (&i, v) in at.iter().zip(values) {
+        x[i] = v;
+    }
+}
+
+/// Replaces `values` by the nearest sequence (least squares, every entry
+/// weighted alike) that does not decrease and lies in `[lower, upper]`:
+/// pool-adjacent-violators, then each value clamped to the bounds (which
+/// keeps the order, and is the projection onto the bounded set).
+pub fn project_monotone(values: &mut [f64], lower: f64, upper: f64) {
+    // Blocks of pooled values: (mean, count).
+    let mut blocks: Vec<(f64, usize)> = Vec::with_capacity(values.len());
+    for &v in values.iter() {
+        blocks.push((v, 1));
+        while blocks.len() > 1 && blocks[blocks.len() - 2].0 > blocks[blocks.len() - 1].0 {
+            let (m2, n2) = blocks.pop().expect("two blocks");
+            let (m1, n1) = blocks.pop().expect("two blocks");
+            let n = n1 + n2;
+            blocks.push(((m1 * n1 as f64 + m2 * n2 as f64) / n as f64, n));
+        }
+    }
+    let mut k = 0;
+    for (mean, n) in blocks {
+        for v in &mut values[k..k + n] {
+            *v = mean.clamp(lower, upper);
+        }
+        k += n;
     }
 }
 
@@ -235,6 +370,9 @@ pub struct Estimator<'a> {
     pub stats: Stats,
     t: f64,
     started: bool,
+    /// The positions in the augmented state of the parameters kept in
+    /// order ([`Config::monotone`]), and their bounds.
+    monotone: Option<(Vec<usize>, f64, f64)>,
 }
 
 /// Largest FMU state count the estimator integrates.
@@ -367,7 +505,22 @@ impl<'a> Estimator<'a> {
             atol: config.rtol,
             ..SolverSettings::default()
         };
-        Ok(Estimator {
+        let ns = config.states.len();
+        let monotone = config.monotone.as_ref().map(|m| {
+            let at = m
+                .inputs
+                .iter()
+                .map(|name| {
+                    ns + config
+                        .augment
+                        .iter()
+                        .position(|p| &p.input == name)
+                        .expect("checked by Config::check")
+                })
+                .collect();
+            (at, m.lower, m.upper)
+        });
+        let mut estimator = Estimator {
             config,
             instance,
             x,
@@ -387,7 +540,18 @@ impl<'a> Estimator<'a> {
             stats: Stats::default(),
             t: 0.0,
             started: false,
-        })
+            monotone,
+        };
+        estimator.keep_in_order();
+        Ok(estimator)
+    }
+
+    /// Projects the ordered parameters' estimate onto their admissible
+    /// set ([`project_ordered`]).
+    fn keep_in_order(&mut self) {
+        if let Some((at, lower, upper)) = &self.monotone {
+            project_ordered(&mut self.ekf.x, &self.ekf.p, at, *lower, *upper);
+        }
     }
 
     /// The configuration in use.
@@ -530,6 +694,7 @@ impl<'a> Estimator<'a> {
         let prior = self.ekf.x.clone();
         let z = DVector::from_column_slice(z);
         let u = self.ekf.update(&z, &hx, &jac, &self.r)?;
+        self.keep_in_order();
         let y = &hx + &jac * (&self.ekf.x - prior);
         let y_var = (&jac * &self.ekf.p * jac.transpose()).diagonal();
         let ns = self.estimated.len();
@@ -896,4 +1061,57 @@ pub fn plot(
         panels,
     };
     plot::draw_png_with_bands(&figure, &bands, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::project_monotone;
+
+    /// The bounded isotonic regression by its min-max formula,
+    /// `y_i = max over j <= i of min over k >= i of mean(x_j..=x_k)`,
+    /// clamped: an independent statement of the projection.
+    fn by_formula(x: &[f64], lower: f64, upper: f64) -> Vec<f64> {
+        let n = x.len();
+        let mean = |j: usize, k: usize| x[j..=k].iter().sum::<f64>() / (k - j + 1) as f64;
+        (0..n)
+            .map(|i| {
+                (0..=i)
+                    .map(|j| (i..n).map(|k| mean(j, k)).fold(f64::INFINITY, f64::min))
+                    .fold(f64::NEG_INFINITY, f64::max)
+                    .clamp(lower, upper)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_projection_is_the_nearest_ordered_sequence_within_the_bounds() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for n in 1..=7 {
+            for _ in 0..300 {
+                let x: Vec<f64> = (0..n).map(|_| -20.0 + 140.0 * next()).collect();
+                let mut y = x.clone();
+                project_monotone(&mut y, 0.0, 95.0);
+                let expected = by_formula(&x, 0.0, 95.0);
+                for (a, b) in y.iter().zip(&expected) {
+                    assert!((a - b).abs() < 1e-12, "{x:?}: {y:?} against {expected:?}");
+                }
+                assert!(y.windows(2).all(|w| w[0] <= w[1]), "{y:?}");
+                assert!(y.iter().all(|v| (0.0..=95.0).contains(v)), "{y:?}");
+            }
+        }
+        // What is already admissible stays as it is.
+        let mut ordered = [0.0, 5.0, 12.0, 30.0, 70.0];
+        project_monotone(&mut ordered, 0.0, 95.0);
+        assert_eq!(ordered, [0.0, 5.0, 12.0, 30.0, 70.0]);
+        // A negative first point and two points out of order.
+        let mut bent = [-0.9, 8.0, 31.0, 29.0];
+        project_monotone(&mut bent, 0.0, 95.0);
+        assert_eq!(bent, [0.0, 8.0, 30.0, 30.0]);
+    }
 }
