@@ -31,7 +31,8 @@ impl<O, const NX: usize> Default for Column<O, NX> {
 /// computed when first asked for.
 pub(super) struct JacobianAt<const NX: usize> {
     x: SVector<f64, NX>,
-    values: Vec<f64>,
+    /// The settable values' version ([`super::layout::Values::version`]).
+    values: u64,
     /// With respect to the states.
     j: Option<nalgebra::SMatrix<f64, NX, NX>>,
     /// With respect to the inputs (`Some(None)`: the model has no analytic
@@ -230,18 +231,18 @@ impl<M: Model<NX>, const NX: usize> Instance<M, NX> {
     /// The derivatives kept for the present state and settable values
     /// (inputs, parameters): emptied when either has changed since.
     fn at_this_point(&self) -> std::cell::RefMut<'_, JacobianAt<NX>> {
-        let values = self.values.raw();
+        let version = self.values.version();
         let cache = self.jacobian.borrow_mut();
         std::cell::RefMut::map(cache, |cache| {
             let stale = cache
                 .as_ref()
-                .is_none_or(|c| c.x != self.x || c.values != values);
+                .is_none_or(|c| c.x != self.x || c.values != version);
             if stale {
                 *cache = None;
             }
             cache.get_or_insert_with(|| JacobianAt {
                 x: self.x,
-                values: values.to_vec(),
+                values: version,
                 j: None,
                 inputs: None,
             })

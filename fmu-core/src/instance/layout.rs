@@ -13,15 +13,39 @@ use crate::table::{OutputRecord, Record, Row, Table};
 /// parameters, solver settings), in the table's SI units, Booleans as 0/1:
 /// plain `f64` data, easy to snapshot and serialize. Slot `vr - 1` holds
 /// the model's own variable `vr`; the solver parameters follow.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Each state of the data has a version, drawn from one counter for the
+/// whole process whenever the data is built or handed out for writing, so
+/// that what was computed from these values (the directional
+/// derivatives' Jacobian) can tell whether they are still the same
+/// without comparing every slot.
+#[derive(Debug, Clone)]
 pub struct Values {
     data: Vec<f64>,
+    version: u64,
+}
+
+/// The next version of some [`Values`]: never handed out twice.
+fn next_version() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static VERSIONS: AtomicU64 = AtomicU64::new(1);
+    VERSIONS.fetch_add(1, Ordering::Relaxed)
+}
+
+impl PartialEq for Values {
+    /// The same data (whatever their versions).
+    fn eq(&self, other: &Self) -> bool {
+        self.data == other.data
+    }
 }
 
 impl Values {
     /// Builds from raw data (start values, deserialization).
     pub fn from_raw(data: Vec<f64>) -> Self {
-        Values { data }
+        Values {
+            data,
+            version: next_version(),
+        }
     }
 
     /// The raw data.
@@ -29,9 +53,15 @@ impl Values {
         &self.data
     }
 
-    /// The raw data, writable.
+    /// The raw data, writable: the values get a new version.
     pub fn raw_mut(&mut self) -> &mut [f64] {
+        self.version = next_version();
         &mut self.data
+    }
+
+    /// The data's version: equal versions mean equal data.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// Number of slots.
@@ -183,4 +213,30 @@ pub(super) fn slot_rows<M: Table>() -> Vec<Row> {
 /// The start values of the value slots.
 pub(super) fn start_values(rows: &[Row]) -> Values {
     Values::from_raw(rows.iter().map(|r| r.start).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Values;
+
+    /// What the directional derivatives' cache relies on: a version is
+    /// never reused for other data, a write gives a new one, a copy keeps
+    /// it (the same data).
+    #[test]
+    fn a_version_names_one_state_of_the_data() {
+        let mut a = Values::from_raw(vec![1.0, 2.0]);
+        let b = Values::from_raw(vec![1.0, 2.0]);
+        assert_ne!(a.version(), b.version());
+        assert_eq!(a, b, "equal data, whatever the versions");
+        let copy = a.clone();
+        assert_eq!(copy.version(), a.version());
+        let before = a.version();
+        a.raw_mut()[0] = 3.0;
+        assert_ne!(a.version(), before);
+        assert_ne!(a, copy);
+        // Restoring the copy brings its version back with its data.
+        a = copy.clone();
+        assert_eq!(a.version(), before);
+        assert_eq!(a.raw(), &[1.0, 2.0]);
+    }
 }

@@ -610,16 +610,16 @@ impl<'a> Estimator<'a> {
     /// Columns of the derivatives of `unknowns` with respect to the knowns
     /// (estimated states, then parameters), one directional derivative each.
     fn jacobian(&self, unknowns: &[u32]) -> Result<DMatrix<f64>> {
-        let mut a = DMatrix::zeros(unknowns.len(), self.knowns.len());
-        let mut column = vec![0.0; unknowns.len()];
-        for (j, known) in self.knowns.iter().enumerate() {
+        let m = unknowns.len();
+        let mut a = DMatrix::zeros(m, self.knowns.len());
+        // Column-major: column j is one contiguous run.
+        for (column, known) in a.as_mut_slice().chunks_exact_mut(m).zip(&self.knowns) {
             self.instance.directional_derivative(
                 unknowns,
                 std::slice::from_ref(known),
                 &[1.0],
-                &mut column,
+                column,
             )?;
-            a.set_column(j, &DVector::from_column_slice(&column));
         }
         Ok(a)
     }
