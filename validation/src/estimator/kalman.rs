@@ -14,8 +14,7 @@
 //! Sizes are known only at run time (the augmented state of the estimator
 //! has as many control points as the configuration asks for), so the
 //! matrices are nalgebra's dynamic ones, multiplied into buffers the filter
-//! keeps (it runs at 1 kHz and more on about ten states, where allocating
-//! each product cost as much as computing it).
+//! keeps.
 
 use fmu_core::nalgebra::{DMatrix, DVector};
 
@@ -69,8 +68,7 @@ pub struct Ekf {
     /// bound).
     pub nis_bound: f64,
     /// Buffers of the products, sized once per state and measurement
-    /// count, so that a step allocates almost nothing (at 1 kHz the
-    /// allocator cost as much as the arithmetic).
+    /// count, so that a step allocates only its m x m matrices.
     work: Work,
 }
 
