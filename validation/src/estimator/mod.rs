@@ -93,8 +93,8 @@ pub struct WhiteAcceleration {
 }
 
 /// Learned parameters that must stay in order between two bounds: a
-/// curve's control points, whose B-spline is non-negative and
-/// non-decreasing wherever they are (a B-spline lies in the span of its
+/// curve's control points, whose B-spline is then non-negative and
+/// non-decreasing everywhere (a B-spline lies within the range of its
 /// control points, and its slope is a B-spline of their differences).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -142,8 +142,8 @@ pub struct Config {
     #[serde(default)]
     pub nis_bound: Option<f64>,
     /// Parameters kept in order between bounds: after every measurement
-    /// update their estimate is replaced by the nearest ordered one
-    /// ([`project_monotone`]); absent: none.
+    /// update the estimate is moved to the nearest one where they are in
+    /// order ([`project_ordered`]); absent: none.
     #[serde(default)]
     pub monotone: Option<Monotone>,
 }
