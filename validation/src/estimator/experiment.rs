@@ -243,8 +243,11 @@ pub fn rmse(c: &BSplineCurve, truth: &BSplineCurve) -> f64 {
 /// order within 0 .. N_max, as the estimator keeps them): interior
 /// ordinates and RMSE. The curve is linear in its ordinates, so this is a
 /// linear least-squares problem; a solution out of order is projected onto
-/// the ordered ones in the metric of the normal matrix `AᵀA`, which is the
-/// constrained least-squares solution (`estimator::project_ordered`).
+/// the ordered ones in the metric of the normal matrix `AᵀA`
+/// (`estimator::project_ordered`), which is the constrained least-squares
+/// solution when the constraints it violates are the ones that bind (as
+/// for every curve of the experiment: a search over the free ordinates
+/// found none better).
 pub fn best_fit(points: usize, truth: &BSplineCurve) -> Result<(Vec<f64>, f64)> {
     let m = points - 2;
     let g = grid();
