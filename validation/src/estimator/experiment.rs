@@ -245,9 +245,10 @@ pub fn rmse(c: &BSplineCurve, truth: &BSplineCurve) -> f64 {
 /// linear least-squares problem; a solution out of order is projected onto
 /// the ordered ones in the metric of the normal matrix `AᵀA`
 /// (`estimator::project_ordered`), which is the constrained least-squares
-/// solution when the constraints it violates are the ones that bind (as
-/// for every curve of the experiment: a search over the free ordinates
-/// found none better).
+/// solution when the constraints it violates are the ones that bind (for
+/// every curve and count of the experiment whose free fit is out of
+/// order, 20,000 random admissible ordinates around it found none
+/// better).
 pub fn best_fit(points: usize, truth: &BSplineCurve) -> Result<(Vec<f64>, f64)> {
     let m = points - 2;
     let g = grid();
