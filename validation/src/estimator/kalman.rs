@@ -13,8 +13,8 @@
 //!
 //! Sizes are known only at run time (the augmented state of the estimator
 //! has as many control points as the configuration asks for), so the
-//! matrices are nalgebra's dynamic ones, multiplied into buffers the filter
-//! keeps.
+//! matrices are nalgebra's dynamic ones; the filter runs at 1 kHz on
+//! about ten states, where their cost does not matter.
 
 use fmu_core::nalgebra::{DMatrix, DVector};
 
@@ -58,7 +58,7 @@ pub struct Update {
 }
 
 /// The state estimate and its covariance.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ekf {
     /// The state estimate.
     pub x: DVector<f64>,
@@ -67,63 +67,6 @@ pub struct Ekf {
     /// The largest normalized innovation squared accepted (infinite: no
     /// bound).
     pub nis_bound: f64,
-    /// Buffers of the products, sized once per state and measurement
-    /// count, so that a step allocates only its m x m matrices.
-    work: Work,
-}
-
-impl PartialEq for Ekf {
-    /// The same estimate, covariance and bound.
-    fn eq(&self, other: &Self) -> bool {
-        self.x == other.x && self.p == other.p && self.nis_bound == other.nis_bound
-    }
-}
-
-/// The filter's scratch matrices (`n` states, `m` measurements).
-#[derive(Debug, Clone)]
-struct Work {
-    /// n x n.
-    a: DMatrix<f64>,
-    b: DMatrix<f64>,
-    c: DMatrix<f64>,
-    /// n x m.
-    pht: DMatrix<f64>,
-    ht: DMatrix<f64>,
-    k: DMatrix<f64>,
-    kr: DMatrix<f64>,
-    /// m x n.
-    kt: DMatrix<f64>,
-    /// The updated state.
-    x: DVector<f64>,
-}
-
-impl Work {
-    fn new(n: usize) -> Self {
-        let square = || DMatrix::zeros(n, n);
-        Work {
-            a: square(),
-            b: square(),
-            c: square(),
-            pht: DMatrix::zeros(n, 0),
-            ht: DMatrix::zeros(n, 0),
-            k: DMatrix::zeros(n, 0),
-            kr: DMatrix::zeros(n, 0),
-            kt: DMatrix::zeros(0, n),
-            x: DVector::zeros(n),
-        }
-    }
-
-    /// Sizes the measurement-shaped buffers for `m` measurements.
-    fn measurements(&mut self, m: usize) {
-        let n = self.a.nrows();
-        if self.pht.ncols() != m {
-            self.pht = DMatrix::zeros(n, m);
-            self.ht = DMatrix::zeros(n, m);
-            self.k = DMatrix::zeros(n, m);
-            self.kr = DMatrix::zeros(n, m);
-            self.kt = DMatrix::zeros(m, n);
-        }
-    }
 }
 
 impl Ekf {
@@ -137,13 +80,11 @@ impl Ekf {
                 p0.shape()
             )));
         }
-        let mut work = Work::new(n);
-        check_covariance(&p0, &mut work.c, "initial")?;
+        check_covariance(&p0, "initial")?;
         Ok(Ekf {
             x: x0,
             p: p0,
             nis_bound: f64::INFINITY,
-            work,
         })
     }
 
@@ -167,16 +108,11 @@ impl Ekf {
         if !x_next.iter().all(|v| v.is_finite()) {
             return Err(FilterError::NotFinite("predicted state"));
         }
-        let w = &mut self.work;
-        // a = F^T, b = P F^T, then a = F P F^T + Q.
-        w.a.tr_copy_from(f);
-        w.b.gemm(1.0, &self.p, &w.a, 0.0);
-        w.a.copy_from(q);
-        w.a.gemm(1.0, f, &w.b, 1.0);
-        symmetrize(&mut w.a);
-        check_covariance(&w.a, &mut w.c, "predicted")?;
+        let p = f * &self.p * f.transpose() + q;
+        let p = symmetrize(p);
+        check_covariance(&p, "predicted")?;
         self.x = x_next;
-        std::mem::swap(&mut self.p, &mut w.a);
+        self.p = p;
         Ok(())
     }
 
@@ -204,19 +140,14 @@ impl Ekf {
         if !nu.iter().all(|v| v.is_finite()) {
             return Err(FilterError::NotFinite("innovation"));
         }
-        let w = &mut self.work;
-        w.measurements(m);
-        // P H^T and S = H P H^T + R (m x m: small).
-        w.ht.tr_copy_from(jac);
-        w.pht.gemm(1.0, &self.p, &w.ht, 0.0);
-        let mut s = r.clone();
-        s.gemm(1.0, jac, &w.pht, 1.0);
-        symmetrize(&mut s);
+        let pht = &self.p * jac.transpose();
+        let s = symmetrize(jac * &pht + r);
         let s_inv = s
+            .clone()
             .cholesky()
             .ok_or(FilterError::SingularInnovation)?
             .inverse();
-        let nis = nu.dot(&(&s_inv * &nu));
+        let nis = (nu.transpose() * &s_inv * &nu)[(0, 0)];
         // (NaN never passes.)
         if nis.is_nan() || nis > self.nis_bound {
             return Err(FilterError::InnovationBeyondBound {
@@ -225,26 +156,16 @@ impl Ekf {
                 measurements: m,
             });
         }
-        // K = P H^T S^-1; x+ = x- + K nu.
-        w.k.gemm(1.0, &w.pht, &s_inv, 0.0);
-        w.x.copy_from(&self.x);
-        w.x.gemv(1.0, &w.k, &nu, 1.0);
-        // a = I - K H; b = (I - K H) P; c = b (I - K H)^T + K R K^T.
-        w.a.fill_with_identity();
-        w.a.gemm(-1.0, &w.k, jac, 1.0);
-        w.b.gemm(1.0, &w.a, &self.p, 0.0);
-        w.c.tr_copy_from(&w.a);
-        w.a.gemm(1.0, &w.b, &w.c, 0.0);
-        w.kr.gemm(1.0, &w.k, r, 0.0);
-        w.kt.tr_copy_from(&w.k);
-        w.a.gemm(1.0, &w.kr, &w.kt, 1.0);
-        symmetrize(&mut w.a);
-        check_covariance(&w.a, &mut w.c, "updated")?;
-        if !w.x.iter().all(|v| v.is_finite()) {
+        let k = &pht * &s_inv;
+        let x = &self.x + &k * &nu;
+        let i_kh = DMatrix::<f64>::identity(n, n) - &k * jac;
+        let p = symmetrize(&i_kh * &self.p * i_kh.transpose() + &k * r * k.transpose());
+        check_covariance(&p, "updated")?;
+        if !x.iter().all(|v| v.is_finite()) {
             return Err(FilterError::NotFinite("updated state"));
         }
-        std::mem::swap(&mut self.x, &mut w.x);
-        std::mem::swap(&mut self.p, &mut w.a);
+        self.x = x;
+        self.p = p;
         Ok(Update {
             innovation: nu,
             nis,
@@ -258,58 +179,20 @@ impl Ekf {
     }
 }
 
-/// `(A + A^T) / 2` in place: removes the asymmetry round-off leaves.
-fn symmetrize(a: &mut DMatrix<f64>) {
-    let n = a.nrows();
-    for j in 0..n {
-        for i in j + 1..n {
-            let v = (a[(i, j)] + a[(j, i)]) * 0.5;
-            a[(i, j)] = v;
-            a[(j, i)] = v;
-        }
-    }
+/// `(A + A^T) / 2`: removes the asymmetry round-off leaves.
+fn symmetrize(a: DMatrix<f64>) -> DMatrix<f64> {
+    (&a + a.transpose()) * 0.5
 }
 
-/// A covariance must be finite and positive definite: its Cholesky
-/// factorization, worked in `scratch` (same size), must succeed.
-fn check_covariance(
-    p: &DMatrix<f64>,
-    scratch: &mut DMatrix<f64>,
-    which: &'static str,
-) -> Result<(), FilterError> {
+/// A covariance must be finite and positive definite.
+fn check_covariance(p: &DMatrix<f64>, which: &'static str) -> Result<(), FilterError> {
     if !p.iter().all(|v| v.is_finite()) {
         return Err(FilterError::NotFinite(which));
     }
-    if !cholesky_succeeds(p, scratch) {
+    if p.clone().cholesky().is_none() {
         return Err(FilterError::NotPositiveDefinite(which));
     }
     Ok(())
-}
-
-/// Whether `p` (symmetric) has a Cholesky factor `L L^T` with a positive
-/// diagonal, i.e. is positive definite; `l` receives the factor.
-fn cholesky_succeeds(p: &DMatrix<f64>, l: &mut DMatrix<f64>) -> bool {
-    let n = p.nrows();
-    for j in 0..n {
-        let mut d = p[(j, j)];
-        for k in 0..j {
-            d -= l[(j, k)] * l[(j, k)];
-        }
-        // Not above zero, or NaN: not positive definite.
-        if d.is_nan() || d <= 0.0 {
-            return false;
-        }
-        let ljj = d.sqrt();
-        l[(j, j)] = ljj;
-        for i in j + 1..n {
-            let mut v = p[(i, j)];
-            for k in 0..j {
-                v -= l[(i, k)] * l[(j, k)];
-            }
-            l[(i, j)] = v / ljj;
-        }
-    }
-    true
 }
 
 #[cfg(test)]

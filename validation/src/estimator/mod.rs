@@ -1085,16 +1085,11 @@ mod tests {
 
     #[test]
     fn the_projection_is_the_nearest_ordered_sequence_within_the_bounds() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        // Around the bounds and beyond them on both sides.
+        let mut noise = super::experiment::Noise::new(7);
         for n in 1..=7 {
             for _ in 0..300 {
-                let x: Vec<f64> = (0..n).map(|_| -20.0 + 140.0 * next()).collect();
+                let x: Vec<f64> = (0..n).map(|_| 47.5 + 45.0 * noise.normal()).collect();
                 let mut y = x.clone();
                 project_monotone(&mut y, 0.0, 95.0);
                 let expected = by_formula(&x, 0.0, 95.0);
