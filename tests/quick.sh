@@ -21,6 +21,10 @@ venv="$root/target/venv"
 started_all=$SECONDS
 # shellcheck source=tests/stages.sh
 source "$root/tests/stages.sh"
+# Incremental release builds of the tests and tools (not of the FMUs, whose
+# profile says incremental = false): after a change to fmu-core, 31 s of
+# Rust test build instead of 207 s. The test command builds once, without.
+export CARGO_PROFILE_RELEASE_INCREMENTAL=true
 
 lints() {
     local rc=0

@@ -7,6 +7,19 @@ stage_status=()
 stage_seconds=()
 stage_logs=()
 stopped=""
+disk_peak_kib=0
+
+# disk_line: what target/ holds and what the file system has left, one
+# line (a full disk fails stages with "No space left on device"; this says
+# which stage filled it). Keeps the largest target/ seen in disk_peak_kib.
+disk_line() {
+    local used free
+    used=$(du -sk target 2>/dev/null | cut -f1)
+    free=$(df -Pk target 2>/dev/null | awk 'NR == 2 { print $4 }')
+    [ -n "$used" ] && [ "$used" -gt "$disk_peak_kib" ] && disk_peak_kib=$used
+    awk -v u="${used:-0}" -v f="${free:-0}" \
+        'BEGIN { printf "disk: target/ holds %.1f GB, %.1f GB free\n", u / 1048576, f / 1048576 }'
+}
 
 # log_name NAME: the stage's log file name (lower case, words joined by -).
 log_name() {
@@ -34,6 +47,7 @@ run_stage() {
     "$@" 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
     stage_seconds+=($((SECONDS - t0)))
+    disk_line
     if [ "$rc" = 0 ]; then
         stage_status+=("passed")
     else
@@ -200,6 +214,7 @@ summary() {
     done
     printf "%-${width}s  %-17s %7d s\n" "total" "" $((SECONDS - started))
     echo "logs: $logs/"
+    awk -v u="$disk_peak_kib" 'BEGIN { printf "largest target/ between stages: %.1f GB\n", u / 1048576 }'
     for what in "${kinds[@]}"; do
         printf '%s: %d passed, %d failed%s\n' "$what" "${kind_passed[$what]}" "${kind_failed[$what]}" \
             "${kind_note[$what]:+ (${kind_note[$what]})}"

@@ -47,6 +47,10 @@ struct Args {
     /// Work folder (compiled masters, unpacked FMUs, plans, results).
     #[arg(long, default_value = "target/cross-platform")]
     work: PathBuf,
+    /// Keep the unpacked FMUs and the wine prefix after a run in which all
+    /// platforms agreed (they are always kept when one did not): about 1 GB.
+    #[arg(long)]
+    keep_work: bool,
 }
 
 /// One platform: how to build the C master and how to run it.
@@ -715,6 +719,18 @@ fn main() -> Result<()> {
             runners.len(),
             args.tolerance
         );
+        if !args.keep_work {
+            for dir in [work.join("fmu"), work.join("wine-prefix")] {
+                if dir.exists() {
+                    std::fs::remove_dir_all(&dir)
+                        .with_context(|| format!("cannot remove {}", dir.display()))?;
+                }
+            }
+            println!(
+                "removed the unpacked FMUs and the wine prefix from {} (--keep-work keeps them)",
+                work.display()
+            );
+        }
         Ok(())
     } else {
         for f in &failures {

@@ -81,6 +81,10 @@ struct RunOptions {
     /// Skip the valgrind runs.
     #[arg(long)]
     no_valgrind: bool,
+    /// Keep the unpacked FMUs after a run in which every check passed (they
+    /// are always kept when one failed).
+    #[arg(long)]
+    keep_unpacked: bool,
     /// Smaller samples (200 flipped bytes, 8 random buffers, 50 concurrent
     /// steps, 500 RSS cycles, 5 valgrind cycles) for a quick look.
     #[arg(long)]
@@ -755,7 +759,17 @@ fn run_parent(mut o: RunOptions) -> Result<i32> {
         e.infos.extend(oc.infos);
     }
     let order: Vec<String> = targets.iter().map(|t| t.label()).collect();
-    print_summary(&order, &per_target, &out, o.show, started.elapsed())
+    let code = print_summary(&order, &per_target, &out, o.show, started.elapsed())?;
+    // The unpacked FMUs (about 300 MB) stay only where a check failed.
+    if code == 0 && !o.keep_unpacked {
+        std::fs::remove_dir_all(&unpacked)
+            .with_context(|| format!("cannot remove {}", unpacked.display()))?;
+        println!(
+            "removed the unpacked FMUs ({}; --keep-unpacked keeps them)",
+            unpacked.display()
+        );
+    }
+    Ok(code)
 }
 
 fn print_summary(
