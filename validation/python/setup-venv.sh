@@ -11,7 +11,9 @@ want=$(sha256sum "$req" | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "creating/updating the Python venv $venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+    # no wheel cache: it would keep a second copy of every downloaded wheel
+    # beside the venv (disk is short on CI machines)
+    "$venv/bin/pip" install -q --disable-pip-version-check --no-cache-dir -r "$req"
     echo "$want" > "$stamp"
 else
     echo "Python venv up to date"

@@ -66,6 +66,16 @@ pub struct Revolute {
 
 /// A planar mechanism with `NQ` coordinates (three per body: the centre's
 /// `x`, `y` and the angle `phi`) and `D` degrees of freedom.
+///
+/// Inside, it works in joint coordinates: the joints form a tree from the
+/// ground (one joint per body, found at construction) and the remaining
+/// *cut* joints close the loops. Each body's angle is a coordinate; each
+/// centre, and each point a joint or a force attaches to, is the ground
+/// point at the tree's root plus one rotated arm per body on its path (the
+/// recursion of the tree, evaluated once at construction into these arms).
+/// Only the cut joints are constraint equations, two each: `B - D` of them
+/// for `B` bodies (two for a four-bar, against eight in body coordinates),
+/// solved for the `B - D` dependent angles.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mechanism<const NQ: usize, const D: usize> {
     bodies: Vec<Body>,
@@ -73,6 +83,79 @@ pub struct Mechanism<const NQ: usize, const D: usize> {
     independent: [usize; D],
     gravity: Vector2<f64>,
     mass: SVector<f64, NQ>,
+    /// Each body's centre as a function of the angles.
+    centres: Vec<Arms>,
+    /// Each cut joint's gap `a - b` as a function of the angles.
+    cuts: Vec<Arms>,
+    /// The bodies whose angles are dependent, in the order of the unknowns
+    /// of the cut joints' equations.
+    dependent: Vec<usize>,
+    /// For each body, its column among the dependent angles (or none).
+    column: [Option<usize>; NQ],
+}
+
+/// A point of the mechanism as a function of the bodies' angles:
+/// `origin + sum A(phi_j) arm_j` over the bodies `j` on its path from the
+/// ground (a constant vector in each body's frame).
+#[derive(Debug, Clone, PartialEq)]
+struct Arms {
+    origin: Vector2<f64>,
+    arms: Vec<(usize, Vector2<f64>)>,
+}
+
+impl Arms {
+    fn at(origin: Vector2<f64>) -> Self {
+        Arms {
+            origin,
+            arms: Vec::new(),
+        }
+    }
+
+    /// Adds `sign` times an arm on body `j` (merged with one already there).
+    fn add(&mut self, j: usize, arm: Vector2<f64>, sign: f64) {
+        match self.arms.iter_mut().find(|(b, _)| *b == j) {
+            Some((_, a)) => *a += arm * sign,
+            None => self.arms.push((j, arm * sign)),
+        }
+    }
+
+    /// `self - other`.
+    fn minus(&self, other: &Arms) -> Arms {
+        let mut d = self.clone();
+        d.origin -= other.origin;
+        for &(j, arm) in &other.arms {
+            d.add(j, arm, -1.0);
+        }
+        d.arms.retain(|(_, a)| a.x != 0.0 || a.y != 0.0);
+        d
+    }
+
+    /// The point.
+    fn value<const NQ: usize>(&self, frame: &Frame<NQ>) -> Vector2<f64> {
+        let mut p = self.origin;
+        for (j, arm) in &self.arms {
+            p += rotate_sc(frame.sc[*j], arm);
+        }
+        p
+    }
+
+    /// `sum perp(A_j arm_j) a_j + A_j arm_j b_j`: the point's time
+    /// derivatives are of this form (first: `a = phi'`, `b = 0`; second:
+    /// `a = phi''`, `b = -phi'^2`; third: `a = phi''' - phi'^3`,
+    /// `b = -3 phi' phi''`), because `d/dphi A(phi) p = perp(A(phi) p)`.
+    fn combine<const NQ: usize>(
+        &self,
+        frame: &Frame<NQ>,
+        a: &[f64; NQ],
+        b: &[f64; NQ],
+    ) -> Vector2<f64> {
+        let mut v = Vector2::zeros();
+        for (j, arm) in &self.arms {
+            let o = rotate_sc(frame.sc[*j], arm);
+            v += perp(&o) * a[*j] + o * b[*j];
+        }
+        v
+    }
 }
 
 /// The position-level and velocity-level solution at one instant.
@@ -86,7 +169,10 @@ pub struct Kinematics<const NQ: usize, const D: usize> {
     pub qdot: SVector<f64, NQ>,
     /// The velocity-squared accelerations: `q'' = R z'' + a0`.
     pub a0: SVector<f64, NQ>,
-    /// The factorized `[Phi_q; B]` at `q` and its row permutation.
+    /// The bodies' `(sin phi, cos phi)` at `q`.
+    frame: Frame<NQ>,
+    /// The factorized dependent block of the cut joints' Jacobian and its
+    /// row permutation.
     lu: Rows<NQ>,
     perm: [usize; NQ],
 }
@@ -111,7 +197,8 @@ fn rotate_sc((s, c): (f64, f64), p: &Vector2<f64>) -> Vector2<f64> {
 }
 
 /// `(sin phi, cos phi)` of every body at one `q`, computed once for all the
-/// joints of an evaluation (at most `NQ / 3` bodies are used).
+/// points of an evaluation (at most `NQ / 3` bodies are used).
+#[derive(Debug, Clone, Copy)]
 struct Frame<const NQ: usize> {
     sc: [(f64, f64); NQ],
 }
@@ -124,14 +211,6 @@ impl<const NQ: usize> Frame<NQ> {
         }
         Frame { sc }
     }
-
-    /// The body and the world offset `A(phi) p` of a body anchor.
-    fn offset(&self, anchor: &Anchor) -> Option<(usize, Vector2<f64>)> {
-        match anchor {
-            Anchor::Ground(_) => None,
-            Anchor::On { body, local } => Some((*body, rotate_sc(self.sc[*body], local))),
-        }
-    }
 }
 
 fn perp(v: &Vector2<f64>) -> Vector2<f64> {
@@ -140,11 +219,12 @@ fn perp(v: &Vector2<f64>) -> Vector2<f64> {
 
 impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     /// The mechanism of the given bodies and joints with the coordinates
-    /// `independent` (indices into `q`: `3 k + 2` is body `k`'s angle)
-    /// independent, under `gravity` (m/s2). An error when the table is
-    /// inconsistent: `NQ` is not three per body, the joints do not leave
-    /// exactly `D` degrees of freedom, an index is out of range, or a mass
-    /// or inertia is not positive.
+    /// `independent` (indices into `q`: `3 k + 2` is body `k`'s angle; only
+    /// angles can be independent) independent, under `gravity` (m/s2). An
+    /// error when the table is inconsistent: `NQ` is not three per body,
+    /// the joints do not leave exactly `D` degrees of freedom, an index is
+    /// out of range, a body is not joined to the ground through the
+    /// joints, or a mass or inertia is not positive.
     pub fn new(
         bodies: Vec<Body>,
         joints: Vec<Revolute>,
@@ -191,6 +271,22 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
                     ));
                 }
             }
+            let same = match (joint.a, joint.b) {
+                (Anchor::Ground(_), Anchor::Ground(_)) => true,
+                (Anchor::On { body: a, .. }, Anchor::On { body: b, .. }) => a == b,
+                _ => false,
+            };
+            if same {
+                return Err(format!(
+                    "joint {}: both sides are on the same {}",
+                    j + 1,
+                    if matches!(joint.a, Anchor::Ground(_)) {
+                        "ground"
+                    } else {
+                        "body"
+                    }
+                ));
+            }
         }
         for (i, &c) in independent.iter().enumerate() {
             if c >= NQ || independent[..i].contains(&c) {
@@ -198,9 +294,23 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
                     "independent coordinate {c} is out of range or repeated"
                 ));
             }
+            if c % 3 != 2 {
+                return Err(format!(
+                    "independent coordinate {c} is a position: only a body's angle (3 k + 2) can be independent"
+                ));
+            }
         }
         if !gravity.iter().all(|v| v.is_finite()) {
             return Err("gravity must be finite".into());
+        }
+        let (centres, cuts) = tree(&bodies, &joints)?;
+        let mut column = [None; NQ];
+        let mut dependent = Vec::new();
+        for k in 0..bodies.len() {
+            if !independent.contains(&(3 * k + 2)) {
+                column[k] = Some(dependent.len());
+                dependent.push(k);
+            }
         }
         let mut mass = SVector::<f64, NQ>::zeros();
         for (k, b) in bodies.iter().enumerate() {
@@ -214,6 +324,10 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
             independent,
             gravity,
             mass,
+            centres,
+            cuts,
+            dependent,
+            column,
         })
     }
 
@@ -254,32 +368,22 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
         }
     }
 
-    /// The joint equations `Phi(q)` (M1), `2 x joints` values, m; the rows
-    /// of the independent coordinates are zero.
+    /// The joint equations `Phi(q)` of every joint (M1), `2 x joints`
+    /// values, m; the rows of the independent coordinates are zero. At
+    /// assembled coordinates the tree joints hold by construction and the
+    /// cut joints to the loop closure's tolerance.
     pub fn constraints(&self, q: &SVector<f64, NQ>) -> SVector<f64, NQ> {
-        self.constraints_in(q, &self.frame(q))
-    }
-
-    fn frame(&self, q: &SVector<f64, NQ>) -> Frame<NQ> {
-        Frame::new(q, self.bodies.len())
-    }
-
-    fn world(&self, q: &SVector<f64, NQ>, frame: &Frame<NQ>, anchor: &Anchor) -> Vector2<f64> {
-        match (anchor, frame.offset(anchor)) {
-            (Anchor::Ground(p), _) => *p,
-            (_, Some((b, o))) => Vector2::new(q[3 * b], q[3 * b + 1]) + o,
-            _ => Vector2::zeros(),
-        }
-    }
-
-    fn constraints_in(&self, q: &SVector<f64, NQ>, frame: &Frame<NQ>) -> SVector<f64, NQ> {
         let mut phi = SVector::<f64, NQ>::zeros();
         for (j, joint) in self.joints.iter().enumerate() {
-            let d = self.world(q, frame, &joint.a) - self.world(q, frame, &joint.b);
+            let d = self.point(q, &joint.a) - self.point(q, &joint.b);
             phi[2 * j] = d.x;
             phi[2 * j + 1] = d.y;
         }
         phi
+    }
+
+    fn frame(&self, q: &SVector<f64, NQ>) -> Frame<NQ> {
+        Frame::new(q, self.bodies.len())
     }
 
     /// The Euclidean norm of `Phi(q)`, m: how far the loops are from
@@ -288,66 +392,78 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
         self.constraints(q).norm()
     }
 
-    /// The square matrix `[Phi_q; B]`: the constraint Jacobian with the
-    /// rows selecting the independent coordinates below it.
-    fn system_matrix(&self, frame: &Frame<NQ>) -> Rows<NQ> {
-        let mut j = [[0.0; NQ]; NQ];
-        for (r, joint) in self.joints.iter().enumerate() {
-            for (anchor, sign) in [(&joint.a, 1.0), (&joint.b, -1.0)] {
-                if let Some((body, o)) = frame.offset(anchor) {
-                    let k = 3 * body;
-                    let t = perp(&o);
-                    j[2 * r][k] += sign;
-                    j[2 * r + 1][k + 1] += sign;
-                    j[2 * r][k + 2] += sign * t.x;
-                    j[2 * r + 1][k + 2] += sign * t.y;
+    /// The cut joints' Jacobian with respect to the dependent angles,
+    /// factorized (rows and columns past `B - D` are the identity); an
+    /// error at a singular configuration.
+    fn factorized(&self, frame: &Frame<NQ>) -> Result<(Rows<NQ>, [usize; NQ]), String> {
+        let mut g = [[0.0; NQ]; NQ];
+        for (c, cut) in self.cuts.iter().enumerate() {
+            for (j, arm) in &cut.arms {
+                if let Some(m) = self.column[*j] {
+                    let t = perp(&rotate_sc(frame.sc[*j], arm));
+                    g[2 * c][m] = t.x;
+                    g[2 * c + 1][m] = t.y;
                 }
             }
         }
-        let rows = 2 * self.joints.len();
-        for (i, &c) in self.independent.iter().enumerate() {
-            j[rows + i][c] = 1.0;
+        for (i, row) in g.iter_mut().enumerate().skip(self.dependent.len()) {
+            row[i] = 1.0;
         }
-        j
-    }
-
-    /// The factorized `[Phi_q; B]`; an error at a singular configuration.
-    fn factorized(&self, frame: &Frame<NQ>) -> Result<(Rows<NQ>, [usize; NQ]), String> {
-        let mut lu = self.system_matrix(frame);
-        let perm = factor_in_place(&mut lu, NQ)
+        let perm = factor_in_place(&mut g, self.dependent.len())
             .ok_or_else(|| "singular configuration: the joints lock".to_string())?;
-        Ok((lu, perm))
+        Ok((g, perm))
     }
 
-    /// `(Phi_q u)_q v` with the sign of the acceleration equation: the
-    /// velocity-product terms of the joint equations for coordinate
-    /// velocities `u` and `v` (for `u = v = q'` it is `Phi_q q''` at
-    /// `z'' = 0`, M3).
-    fn quadratic(
+    /// Completes `a` (the coefficients of the derivative's `perp` terms,
+    /// [`Arms::combine`]) at the dependent angles so that every cut
+    /// joint's derivative of that order vanishes: the entries given are
+    /// kept and the dependent ones receive the solution of
+    /// `G x = -sum_cuts combine(a, b)`.
+    fn complete(
         &self,
         frame: &Frame<NQ>,
-        u: &SVector<f64, NQ>,
-        v: &SVector<f64, NQ>,
-    ) -> SVector<f64, NQ> {
-        let mut g = SVector::<f64, NQ>::zeros();
-        for (r, joint) in self.joints.iter().enumerate() {
-            for (anchor, sign) in [(&joint.a, 1.0), (&joint.b, -1.0)] {
-                if let Some((body, o)) = frame.offset(anchor) {
-                    let k = 3 * body + 2;
-                    let p = o * (sign * u[k] * v[k]);
-                    g[2 * r] += p.x;
-                    g[2 * r + 1] += p.y;
-                }
-            }
+        lu: &Rows<NQ>,
+        perm: &[usize; NQ],
+        a: &mut [f64; NQ],
+        b: &[f64; NQ],
+    ) {
+        let mut rhs = SVector::<f64, NQ>::zeros();
+        for (c, cut) in self.cuts.iter().enumerate() {
+            let v = cut.combine(frame, a, b);
+            rhs[2 * c] = -v.x;
+            rhs[2 * c + 1] = -v.y;
         }
-        g
+        solve_in_place(lu, perm, self.dependent.len(), &mut rhs);
+        for (m, &j) in self.dependent.iter().enumerate() {
+            a[j] += rhs[m];
+        }
+    }
+
+    /// The coordinates' derivative whose angle part gives `a` and `b` (in
+    /// [`Arms::combine`]'s form) and whose angles are `angles`.
+    fn cartesian(
+        &self,
+        frame: &Frame<NQ>,
+        a: &[f64; NQ],
+        b: &[f64; NQ],
+        angles: &[f64; NQ],
+    ) -> SVector<f64, NQ> {
+        let mut v = SVector::<f64, NQ>::zeros();
+        for (k, centre) in self.centres.iter().enumerate() {
+            let p = centre.combine(frame, a, b);
+            v[3 * k] = p.x;
+            v[3 * k + 1] = p.y;
+            v[3 * k + 2] = angles[k];
+        }
+        v
     }
 
     /// Loop closure (M2): the coordinates with independent coordinates `z`
-    /// that satisfy `Phi(q) = 0`, by Newton from the warm start `guess`
-    /// (which picks the assembly branch). Returns them and the number of
-    /// iterations; an error at a singular configuration or when Newton does
-    /// not converge (the loop cannot close there).
+    /// that satisfy `Phi(q) = 0`, by Newton on the dependent angles from the
+    /// warm start `guess` (whose angles pick the assembly branch). Returns
+    /// them and the number of iterations; an error at a singular
+    /// configuration or when Newton does not converge (the loop cannot
+    /// close there).
     pub fn assemble(
         &self,
         z: &SVector<f64, D>,
@@ -361,14 +477,25 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
         let mut last = f64::INFINITY;
         for it in 0..50 {
             let frame = self.frame(&q);
-            let phi = self.constraints_in(&q, &frame);
-            if !phi.iter().chain(q.iter()).all(|v| v.is_finite()) {
+            let mut phi = SVector::<f64, NQ>::zeros();
+            let mut norm = 0.0f64;
+            for (c, cut) in self.cuts.iter().enumerate() {
+                let d = cut.value(&frame);
+                phi[2 * c] = d.x;
+                phi[2 * c + 1] = d.y;
+                norm = norm.max(d.x.abs()).max(d.y.abs());
+            }
+            if !(norm.is_finite() && q.iter().all(|v| v.is_finite())) {
                 break;
             }
             // Converged: at round-off of the mechanism's size, or close to
             // it and no longer halving (round-off decides the last digits).
-            let norm = phi.amax();
             if norm <= 16.0 * f64::EPSILON * scale || (norm <= 1e-10 * scale && norm > 0.5 * last) {
+                for (k, centre) in self.centres.iter().enumerate() {
+                    let p = centre.value(&frame);
+                    q[3 * k] = p.x;
+                    q[3 * k + 1] = p.y;
+                }
                 return Ok((q, it));
             }
             last = norm;
@@ -378,9 +505,10 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
                     z.as_slice()
                 ));
             };
-            let mut dq = phi;
-            solve_in_place(&lu, &perm, NQ, &mut dq);
-            q -= dq;
+            solve_in_place(&lu, &perm, self.dependent.len(), &mut phi);
+            for (m, &j) in self.dependent.iter().enumerate() {
+                q[3 * j + 2] -= phi[m];
+            }
         }
         Err(format!(
             "the loop does not close at z = {:?} (Newton did not converge: |Phi| = {:.3e} m)",
@@ -398,17 +526,28 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     ) -> Result<Kinematics<NQ, D>, String> {
         let frame = self.frame(q);
         let (lu, perm) = self.factorized(&frame)?;
-        let rows = 2 * self.joints.len();
+        let zero = [0.0; NQ];
         let mut r = SMatrix::<f64, NQ, D>::zeros();
+        let mut omega = [0.0; NQ];
         for i in 0..D {
-            let mut col = SVector::<f64, NQ>::zeros();
-            col[rows + i] = 1.0;
-            solve_in_place(&lu, &perm, NQ, &mut col);
-            r.set_column(i, &col);
+            // Column i: the independent angle i moves at unit rate.
+            let mut a = [0.0; NQ];
+            a[self.independent[i] / 3] = 1.0;
+            self.complete(&frame, &lu, &perm, &mut a, &zero);
+            r.set_column(i, &self.cartesian(&frame, &a, &zero, &a));
+            for (w, v) in omega.iter_mut().zip(a) {
+                *w += v * zdot[i];
+            }
         }
         let qdot = r * zdot;
-        let mut a0 = self.quadratic(&frame, &qdot, &qdot);
-        solve_in_place(&lu, &perm, NQ, &mut a0);
+        // a0: the accelerations at z'' = 0; b = -phi'^2.
+        let mut b = [0.0; NQ];
+        for (bk, w) in b.iter_mut().zip(omega) {
+            *bk = -w * w;
+        }
+        let mut a = [0.0; NQ];
+        self.complete(&frame, &lu, &perm, &mut a, &b);
+        let a0 = self.cartesian(&frame, &a, &b, &a);
         if !a0.iter().chain(r.iter()).all(|v| v.is_finite()) {
             return Err("singular configuration: the joints lock".into());
         }
@@ -417,6 +556,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
             r,
             qdot,
             a0,
+            frame,
             lu,
             perm,
         })
@@ -424,14 +564,17 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
 
     /// The derivative of the velocity transformation's column `i` with
     /// respect to independent coordinate `j`, `d R_i / d z_j` (M4),
-    /// analytic: differentiating `[Phi_q; B] R = [0; I]` gives
-    /// `[Phi_q; B] dR_i/dz_j = -(Phi_q R_i)_q R_j`.
+    /// analytic: the second derivative of every point along `z_i` and
+    /// `z_j` is `sum perp(A_k arm_k) dR_k + A_k arm_k (-R_ki R_kj)` over
+    /// the bodies on its path, zero at the cut joints.
     pub fn dr_dz(&self, k: &Kinematics<NQ, D>, i: usize, j: usize) -> SVector<f64, NQ> {
-        let ri = k.r.column(i).into_owned();
-        let rj = k.r.column(j).into_owned();
-        let mut d = self.quadratic(&self.frame(&k.q), &ri, &rj);
-        solve_in_place(&k.lu, &k.perm, NQ, &mut d);
-        d
+        let mut b = [0.0; NQ];
+        for (body, bk) in b.iter_mut().enumerate().take(self.bodies.len()) {
+            *bk = -k.r[(3 * body + 2, i)] * k.r[(3 * body + 2, j)];
+        }
+        let mut a = [0.0; NQ];
+        self.complete(&k.frame, &k.lu, &k.perm, &mut a, &b);
+        self.cartesian(&k.frame, &a, &b, &a)
     }
 
     /// The diagonal of the mass matrix `M`: `(m, m, I)` per body.
@@ -556,27 +699,92 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
 
 impl<const NQ: usize> Mechanism<NQ, 1> {
     /// The second derivative of the velocity transformation of a
-    /// one-degree-of-freedom mechanism, `d2R/dz2` (M4), analytic:
-    /// differentiating `[Phi_q; B] dR/dz = [sum +-A p R_phi^2; 0]` once more
-    /// gives `[Phi_q; B] d2R/dz2 = [sum +-(perp(A p) R_phi^3 + 3 A p R_phi
-    /// dR_phi); 0]` over the two sides of every joint.
+    /// one-degree-of-freedom mechanism, `d2R/dz2` (M4), analytic: the third
+    /// derivative of every point along `z` is `sum perp(A_k arm_k)
+    /// (d2R_k - R_k^3) - A_k arm_k 3 R_k dR_k` over the bodies on its
+    /// path, zero at the cut joints.
     pub fn d2r_dz2(&self, k: &Kinematics<NQ, 1>, dr: &SVector<f64, NQ>) -> SVector<f64, NQ> {
-        let frame = self.frame(&k.q);
-        let mut g = SVector::<f64, NQ>::zeros();
-        for (r, joint) in self.joints.iter().enumerate() {
-            for (anchor, sign) in [(&joint.a, 1.0), (&joint.b, -1.0)] {
-                if let Some((body, o)) = frame.offset(anchor) {
-                    let i = 3 * body + 2;
-                    let (w, dw) = (k.r[(i, 0)], dr[i]);
-                    let p = (perp(&o) * (w * w * w) + o * (3.0 * w * dw)) * sign;
-                    g[2 * r] += p.x;
-                    g[2 * r + 1] += p.y;
+        let (mut a, mut b, mut cube) = ([0.0; NQ], [0.0; NQ], [0.0; NQ]);
+        for body in 0..self.bodies.len() {
+            let (w, dw) = (k.r[(3 * body + 2, 0)], dr[3 * body + 2]);
+            cube[body] = w * w * w;
+            a[body] = -cube[body];
+            b[body] = -3.0 * w * dw;
+        }
+        self.complete(&k.frame, &k.lu, &k.perm, &mut a, &b);
+        let mut angles = [0.0; NQ];
+        for body in 0..self.bodies.len() {
+            angles[body] = a[body] + cube[body];
+        }
+        self.cartesian(&k.frame, &a, &b, &angles)
+    }
+}
+
+/// The joint tree from the ground: each body's centre as arms over the
+/// bodies on its path, and the gaps of the joints left over (the cut
+/// joints, which close the loops). An error when a body cannot be reached
+/// from the ground through the joints.
+fn tree(bodies: &[Body], joints: &[Revolute]) -> Result<(Vec<Arms>, Vec<Arms>), String> {
+    let mut centres: Vec<Option<Arms>> = vec![None; bodies.len()];
+    let mut used = vec![false; joints.len()];
+    // The point an anchor names, once its body is placed.
+    let point = |centres: &[Option<Arms>], anchor: &Anchor| -> Option<Arms> {
+        match anchor {
+            Anchor::Ground(p) => Some(Arms::at(*p)),
+            Anchor::On { body, local } => centres[*body].as_ref().map(|c| {
+                let mut p = c.clone();
+                p.add(*body, *local, 1.0);
+                p
+            }),
+        }
+    };
+    loop {
+        let mut grew = false;
+        for (j, joint) in joints.iter().enumerate() {
+            if used[j] {
+                continue;
+            }
+            for (from, to) in [(&joint.a, &joint.b), (&joint.b, &joint.a)] {
+                let Anchor::On { body, local } = to else {
+                    continue;
+                };
+                if centres[*body].is_some() {
+                    continue;
+                }
+                if let Some(mut p) = point(&centres, from) {
+                    // The body hangs from the joint: centre = joint - A local.
+                    p.add(*body, *local, -1.0);
+                    centres[*body] = Some(p);
+                    used[j] = true;
+                    grew = true;
+                    break;
                 }
             }
         }
-        solve_in_place(&k.lu, &k.perm, NQ, &mut g);
-        g
+        if !grew {
+            break;
+        }
     }
+    let mut placed = Vec::with_capacity(bodies.len());
+    for (k, c) in centres.iter().enumerate() {
+        match c {
+            Some(c) => placed.push(c.clone()),
+            None => {
+                return Err(format!(
+                    "body {} is not joined to the ground through the joints",
+                    k + 1
+                ));
+            }
+        }
+    }
+    let mut cuts = Vec::new();
+    for (j, joint) in joints.iter().enumerate() {
+        if !used[j] {
+            let some = |a: &Anchor| point(&centres, a).ok_or("a cut joint names a body not placed");
+            cuts.push(some(&joint.a)?.minus(&some(&joint.b)?));
+        }
+    }
+    Ok((placed, cuts))
 }
 
 /// Warm starts for a one-degree-of-freedom mechanism: assembled

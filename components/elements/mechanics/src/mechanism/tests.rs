@@ -295,3 +295,178 @@ fn second_derivatives_match_finite_differences() {
         assert!(s > 2.0);
     }
 }
+
+#[test]
+fn the_loop_stays_closed_all_the_way_round() {
+    let (m, guess) = four_bar();
+    let q0 = assembled(&m, &guess, 0.0);
+    let cont = Continuation::build(&m, &q0, std::f64::consts::PI, 1f64.to_radians()).unwrap();
+    let (lo, hi) = cont.range();
+    let mut worst = 0.0f64;
+    for i in 0..=720 {
+        let theta = lo + (hi - lo) * i as f64 / 720.0;
+        let (q, iterations) = m
+            .assemble(&SVector::from([theta]), &cont.guess(theta))
+            .unwrap();
+        assert!(iterations <= 3, "θ = {theta}: {iterations} iterations");
+        worst = worst.max(m.loop_residual(&q));
+    }
+    // Every joint, the tree's and the cut one, in body coordinates.
+    assert!(worst < 1e-12, "{worst:e} m");
+}
+
+/// Three bars hanging from the ground in a chain (a triple pendulum): no
+/// loop, three degrees of freedom, every angle independent.
+fn open_chain() -> Mechanism<9, 3> {
+    Mechanism::new(
+        vec![
+            Body::slender_bar(1.0, 2.0),
+            Body::slender_bar(0.8, 1.5),
+            Body {
+                mass: 1.0,
+                inertia: 0.02,
+            },
+        ],
+        vec![
+            Revolute {
+                a: Anchor::ground(0.0, 0.0),
+                b: Anchor::on(0, -0.5, 0.0),
+            },
+            Revolute {
+                a: Anchor::on(0, 0.5, 0.0),
+                b: Anchor::on(1, -0.4, 0.0),
+            },
+            Revolute {
+                a: Anchor::on(1, 0.4, 0.0),
+                b: Anchor::on(2, -0.1, 0.05),
+            },
+        ],
+        [2, 5, 8],
+        Vector2::new(0.0, -9.81),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_three_body_open_chain_is_a_table_too() {
+    let m = open_chain();
+    let z = SVector::from([-1.2, -0.7, 0.4]);
+    let (q, iterations) = m.assemble(&z, &SVector::zeros()).unwrap();
+    assert_eq!(iterations, 0, "no loop: nothing to solve");
+    assert!(m.loop_residual(&q) < 1e-15, "{:e}", m.loop_residual(&q));
+    // Each body's angle is its independent coordinate.
+    assert_eq!(m.independent(&q), z);
+    let zdot = SVector::from([0.3, -0.5, 1.1]);
+    let k = m.kinematics(&q, &zdot).unwrap();
+    let h = 1e-6;
+    for j in 0..3 {
+        let mut e = SVector::<f64, 3>::zeros();
+        e[j] = h;
+        let qp = m.assemble(&(z + e), &q).unwrap().0;
+        let qm = m.assemble(&(z - e), &q).unwrap().0;
+        assert!(
+            (k.r.column(j) - (qp - qm) / (2.0 * h)).amax() < 1e-9,
+            "R column {j}"
+        );
+        // dR_i/dz_j against central differences of R.
+        let kp = m.kinematics(&qp, &zdot).unwrap();
+        let km = m.kinematics(&qm, &zdot).unwrap();
+        for i in 0..3 {
+            let fd = (kp.r.column(i) - km.r.column(i)) / (2.0 * h);
+            assert!((m.dr_dz(&k, i, j) - fd).amax() < 1e-8, "dR_{i}/dz_{j}");
+        }
+    }
+    // a0 = sum_ij dR_i/dz_j z'_i z'_j.
+    let mut a0 = SVector::<f64, 9>::zeros();
+    for i in 0..3 {
+        for j in 0..3 {
+            a0 += m.dr_dz(&k, i, j) * (zdot[i] * zdot[j]);
+        }
+    }
+    assert!((k.a0 - a0).amax() < 1e-12);
+}
+
+#[test]
+fn a_free_open_chain_conserves_energy() {
+    let m = open_chain();
+    let state = |z: &SVector<f64, 3>, w: &SVector<f64, 3>| {
+        let q = m.assemble(z, &SVector::zeros()).unwrap().0;
+        (q, m.kinematics(&q, w).unwrap())
+    };
+    let energy = |z: &SVector<f64, 3>, w: &SVector<f64, 3>| {
+        let (q, k) = state(z, w);
+        m.kinetic_energy(&k.qdot) + m.potential_energy(&q)
+    };
+    let accel = |z: &SVector<f64, 3>, w: &SVector<f64, 3>| {
+        let (_, k) = state(z, w);
+        m.motion(&k, &SVector::zeros()).zddot
+    };
+    let (mut z, mut w) = (SVector::from([-0.6, 0.3, 1.0]), SVector::<f64, 3>::zeros());
+    let e0 = energy(&z, &w);
+    let h = 5e-4;
+    for _ in 0..4000 {
+        let (k1z, k1w) = (w, accel(&z, &w));
+        let (k2z, k2w) = (
+            w + k1w * (0.5 * h),
+            accel(&(z + k1z * (0.5 * h)), &(w + k1w * (0.5 * h))),
+        );
+        let (k3z, k3w) = (
+            w + k2w * (0.5 * h),
+            accel(&(z + k2z * (0.5 * h)), &(w + k2w * (0.5 * h))),
+        );
+        let (k4z, k4w) = (w + k3w * h, accel(&(z + k3z * h), &(w + k3w * h)));
+        z += (k1z + k2z * 2.0 + k3z * 2.0 + k4z) * (h / 6.0);
+        w += (k1w + k2w * 2.0 + k3w * 2.0 + k4w) * (h / 6.0);
+    }
+    // A chaotic swing over 2 s that keeps its energy to the integrator's
+    // accuracy (the mass matrix R^T M R depends on all three angles).
+    assert!(w.amax() > 1.0, "{w:?}");
+    let e = energy(&z, &w);
+    assert!((e - e0).abs() < 1e-6 * e0.abs().max(1.0), "{e} vs {e0}");
+}
+
+#[test]
+fn tables_outside_joint_coordinates_are_refused_with_a_reason() {
+    // Two bars pinned to each other twice, neither to the ground.
+    let e = Mechanism::<6, 2>::new(
+        vec![Body::slender_bar(1.0, 1.0); 2],
+        vec![
+            Revolute {
+                a: Anchor::on(0, 0.5, 0.0),
+                b: Anchor::on(1, -0.5, 0.0),
+            },
+            Revolute {
+                a: Anchor::on(0, -0.5, 0.0),
+                b: Anchor::on(1, 0.5, 0.0),
+            },
+        ],
+        [2, 5],
+        Vector2::zeros(),
+    )
+    .unwrap_err();
+    assert!(e.contains("body 1 is not joined to the ground"), "{e}");
+    // A position cannot be an independent coordinate.
+    let e = Mechanism::<3, 1>::new(
+        vec![Body::slender_bar(1.0, 1.0)],
+        vec![Revolute {
+            a: Anchor::ground(0.0, 0.0),
+            b: Anchor::on(0, 0.5, 0.0),
+        }],
+        [0],
+        Vector2::zeros(),
+    )
+    .unwrap_err();
+    assert!(e.contains("only a body's angle"), "{e}");
+    // A joint from a body to itself.
+    let e = Mechanism::<3, 1>::new(
+        vec![Body::slender_bar(1.0, 1.0)],
+        vec![Revolute {
+            a: Anchor::on(0, -0.5, 0.0),
+            b: Anchor::on(0, 0.5, 0.0),
+        }],
+        [2],
+        Vector2::zeros(),
+    )
+    .unwrap_err();
+    assert!(e.contains("same body"), "{e}");
+}
