@@ -179,7 +179,7 @@ impl Model<NX> for FourBar {
         out.F_mu = a.friction;
         out.phi2 = l.kin.q[5];
         out.phi3 = l.kin.q[8];
-        out.loop_residual = l.residual;
+        out.loop_residual = self.linkage.residual(&l);
         out.E_mech = self.linkage.energy(&l);
         out.E_balance = x[FourBarStates::W_h] - x[FourBarStates::W_f] - (out.E_mech - self.energy0);
     }

@@ -122,7 +122,7 @@ impl Model<NX> for FourBarMechanism {
         out.s_dot = l.s_dot;
         out.phi2 = l.kin.q[5];
         out.phi3 = l.kin.q[8];
-        out.loop_residual = l.residual;
+        out.loop_residual = self.linkage.residual(&l);
         out.E_mech = self.linkage.energy(&l);
         out.F_hold = l.holding_force();
     }

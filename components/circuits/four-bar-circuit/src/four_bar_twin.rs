@@ -283,7 +283,7 @@ impl Model<NX> for FourBarTwin {
         out.Qd1 = e.flows.pa.q - e.flows.at.q;
         out.Q_R = e.q_relief;
         out.F_h = e.force;
-        out.loop_residual = l.residual;
+        out.loop_residual = self.linkage.residual(&l);
     }
 }
 

@@ -47,8 +47,6 @@ pub struct LinkageEval {
     pub theta_ddot_free: f64,
     /// d θ'' / d θ' at fixed force (the velocity-squared terms), 1/s.
     pub dtheta_ddot_domega: f64,
-    /// Loop residual |Φ|, m.
-    pub residual: f64,
 }
 
 /// Derivatives of the linkage's quantities with respect to θ (M4, M6),
@@ -209,9 +207,12 @@ impl Linkage {
 
     /// Evaluates the linkage at crank angle θ and rate θ' (M2-M6).
     pub fn eval(&self, theta: f64, omega: f64) -> Result<LinkageEval, String> {
-        let q = self.assemble(theta)?;
-        let kin = self.mech.kinematics(&q, &SVector::from([omega]))?;
-        let (s, grad) = self.mech.distance(&q, &self.pin_ground, &self.pin_rod);
+        let (kin, _) = self.mech.solve(
+            &SVector::from([theta]),
+            &SVector::from([omega]),
+            &self.warm.guess(theta),
+        )?;
+        let (s, grad) = self.mech.distance_at(&kin, &self.pin_ground, &self.pin_rod);
         let r = kin.r.column(0);
         let ds = grad.dot(&r);
         let m = self.mech.motion(&kin, &SVector::zeros());
@@ -232,7 +233,6 @@ impl Linkage {
             mass,
             theta_ddot_free: m.zddot[0],
             dtheta_ddot_domega,
-            residual: self.mech.loop_residual(&q),
             kin,
         })
     }
@@ -272,6 +272,12 @@ impl Linkage {
     /// (against gravity), N.
     pub fn holding_force(&self, theta: f64) -> Result<f64, String> {
         Ok(self.eval(theta, 0.0)?.holding_force())
+    }
+
+    /// The loop residual |Φ| of every joint at the evaluated state, m (an
+    /// output, not needed by the rates).
+    pub fn residual(&self, e: &LinkageEval) -> f64 {
+        self.mech.loop_residual(&e.kin.q)
     }
 
     /// Kinetic plus potential energy at the evaluated state, J.

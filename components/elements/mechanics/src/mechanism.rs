@@ -173,9 +173,13 @@ pub struct Kinematics<const NQ: usize, const D: usize> {
     frame: Frame<NQ>,
     /// The factorized dependent block of the cut joints' Jacobian and its
     /// row permutation.
-    lu: Rows<NQ>,
-    perm: [usize; NQ],
+    lu: Rows<MAX_DEPENDENT>,
+    perm: [usize; MAX_DEPENDENT],
 }
+
+/// Most dependent angles a mechanism may have: two per closed loop, so
+/// three loops (a boom on two cylinders has two).
+pub const MAX_DEPENDENT: usize = 6;
 
 /// The equations of motion in the independent coordinates.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -304,6 +308,13 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
             return Err("gravity must be finite".into());
         }
         let (centres, cuts) = tree(&bodies, &joints)?;
+        if 2 * cuts.len() > MAX_DEPENDENT {
+            return Err(format!(
+                "{} closed loops: at most {} are supported",
+                cuts.len(),
+                MAX_DEPENDENT / 2
+            ));
+        }
         let mut column = [None; NQ];
         let mut dependent = Vec::new();
         for k in 0..bodies.len() {
@@ -395,8 +406,12 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     /// The cut joints' Jacobian with respect to the dependent angles,
     /// factorized (rows and columns past `B - D` are the identity); an
     /// error at a singular configuration.
-    fn factorized(&self, frame: &Frame<NQ>) -> Result<(Rows<NQ>, [usize; NQ]), String> {
-        let mut g = [[0.0; NQ]; NQ];
+    #[allow(clippy::type_complexity)]
+    fn factorized(
+        &self,
+        frame: &Frame<NQ>,
+    ) -> Result<(Rows<MAX_DEPENDENT>, [usize; MAX_DEPENDENT]), String> {
+        let mut g = [[0.0; MAX_DEPENDENT]; MAX_DEPENDENT];
         for (c, cut) in self.cuts.iter().enumerate() {
             for (j, arm) in &cut.arms {
                 if let Some(m) = self.column[*j] {
@@ -422,12 +437,12 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     fn complete(
         &self,
         frame: &Frame<NQ>,
-        lu: &Rows<NQ>,
-        perm: &[usize; NQ],
+        lu: &Rows<MAX_DEPENDENT>,
+        perm: &[usize; MAX_DEPENDENT],
         a: &mut [f64; NQ],
         b: &[f64; NQ],
     ) {
-        let mut rhs = SVector::<f64, NQ>::zeros();
+        let mut rhs = SVector::<f64, MAX_DEPENDENT>::zeros();
         for (c, cut) in self.cuts.iter().enumerate() {
             let v = cut.combine(frame, a, b);
             rhs[2 * c] = -v.x;
@@ -469,6 +484,29 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
         z: &SVector<f64, D>,
         guess: &SVector<f64, NQ>,
     ) -> Result<(SVector<f64, NQ>, usize), String> {
+        self.assemble_in(z, guess).map(|(q, it, _)| (q, it))
+    }
+
+    /// Loop closure and velocity transformation at once ([`Mechanism::assemble`]
+    /// then [`Mechanism::kinematics`], the sines and cosines of the
+    /// assembled angles computed once): the kinematics and the number of
+    /// Newton iterations.
+    pub fn solve(
+        &self,
+        z: &SVector<f64, D>,
+        zdot: &SVector<f64, D>,
+        guess: &SVector<f64, NQ>,
+    ) -> Result<(Kinematics<NQ, D>, usize), String> {
+        let (q, it, frame) = self.assemble_in(z, guess)?;
+        Ok((self.kinematics_in(&q, frame, zdot)?, it))
+    }
+
+    /// [`Mechanism::assemble`], with the frame of the assembled angles.
+    fn assemble_in(
+        &self,
+        z: &SVector<f64, D>,
+        guess: &SVector<f64, NQ>,
+    ) -> Result<(SVector<f64, NQ>, usize, Frame<NQ>), String> {
         let mut q = *guess;
         for (i, &c) in self.independent.iter().enumerate() {
             q[c] = z[i];
@@ -477,7 +515,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
         let mut last = f64::INFINITY;
         for it in 0..50 {
             let frame = self.frame(&q);
-            let mut phi = SVector::<f64, NQ>::zeros();
+            let mut phi = SVector::<f64, MAX_DEPENDENT>::zeros();
             let mut norm = 0.0f64;
             for (c, cut) in self.cuts.iter().enumerate() {
                 let d = cut.value(&frame);
@@ -496,7 +534,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
                     q[3 * k] = p.x;
                     q[3 * k + 1] = p.y;
                 }
-                return Ok((q, it));
+                return Ok((q, it, frame));
             }
             last = norm;
             let Ok((lu, perm)) = self.factorized(&frame) else {
@@ -524,7 +562,16 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
         q: &SVector<f64, NQ>,
         zdot: &SVector<f64, D>,
     ) -> Result<Kinematics<NQ, D>, String> {
-        let frame = self.frame(q);
+        self.kinematics_in(q, self.frame(q), zdot)
+    }
+
+    /// [`Mechanism::kinematics`] with the frame of `q`.
+    fn kinematics_in(
+        &self,
+        q: &SVector<f64, NQ>,
+        frame: Frame<NQ>,
+        zdot: &SVector<f64, D>,
+    ) -> Result<Kinematics<NQ, D>, String> {
         let (lu, perm) = self.factorized(&frame)?;
         let zero = [0.0; NQ];
         let mut r = SMatrix::<f64, NQ, D>::zeros();
@@ -670,17 +717,46 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
         a: &Anchor,
         b: &Anchor,
     ) -> (f64, SVector<f64, NQ>) {
-        let d = self.point(q, b) - self.point(q, a);
+        self.distance_in(q, &self.frame(q), a, b)
+    }
+
+    /// [`Mechanism::distance`] at the coordinates of `k` (with the sines
+    /// and cosines computed there).
+    pub fn distance_at(
+        &self,
+        k: &Kinematics<NQ, D>,
+        a: &Anchor,
+        b: &Anchor,
+    ) -> (f64, SVector<f64, NQ>) {
+        self.distance_in(&k.q, &k.frame, a, b)
+    }
+
+    fn distance_in(
+        &self,
+        q: &SVector<f64, NQ>,
+        frame: &Frame<NQ>,
+        a: &Anchor,
+        b: &Anchor,
+    ) -> (f64, SVector<f64, NQ>) {
+        // Each anchor's world point and its offset from its body's centre.
+        let at = |anchor: &Anchor| match anchor {
+            Anchor::Ground(p) => (*p, Vector2::zeros()),
+            Anchor::On { body, local } => {
+                let o = rotate_sc(frame.sc[*body], local);
+                (Vector2::new(q[3 * body], q[3 * body + 1]) + o, o)
+            }
+        };
+        let ((pa, oa), (pb, ob)) = (at(a), at(b));
+        let d = pb - pa;
         let s = d.norm();
         let e = d / s;
         let mut grad = SVector::<f64, NQ>::zeros();
-        for (anchor, sign) in [(a, -1.0), (b, 1.0)] {
-            if let Anchor::On { body, local } = anchor {
+        for (anchor, o, sign) in [(a, oa, -1.0), (b, ob, 1.0)] {
+            if let Anchor::On { body, .. } = anchor {
                 let k = 3 * body;
-                let t = perp(&rotate(q[k + 2], local));
                 grad[k] += sign * e.x;
                 grad[k + 1] += sign * e.y;
-                grad[k + 2] += sign * e.dot(&t);
+                grad[k + 2] += sign * e.dot(&perp(&o));
             }
         }
         (s, grad)

@@ -470,3 +470,20 @@ fn tables_outside_joint_coordinates_are_refused_with_a_reason() {
     .unwrap_err();
     assert!(e.contains("same body"), "{e}");
 }
+
+#[test]
+fn solve_is_assemble_then_kinematics() {
+    let (m, guess) = four_bar();
+    let cont = Continuation::build(&m, &assembled(&m, &guess, 0.0), 3.0, 0.01).unwrap();
+    let (d, g) = (Anchor::ground(-1.0, 0.0), Anchor::on(0, 0.0, 0.0));
+    for (theta, omega) in [(-0.7, 0.4), (0.05, -2.0), (1.3, 0.0)] {
+        let z = SVector::from([theta]);
+        let zdot = SVector::from([omega]);
+        let (q, it) = m.assemble(&z, &cont.guess(theta)).unwrap();
+        let k = m.kinematics(&q, &zdot).unwrap();
+        let (ks, its) = m.solve(&z, &zdot, &cont.guess(theta)).unwrap();
+        assert_eq!(it, its);
+        assert_eq!((ks.q, ks.r, ks.qdot, ks.a0), (k.q, k.r, k.qdot, k.a0));
+        assert_eq!(m.distance_at(&ks, &d, &g), m.distance(&q, &d, &g));
+    }
+}
