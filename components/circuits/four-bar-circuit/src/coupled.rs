@@ -61,10 +61,10 @@ pub fn rates(
     let (theta, omega) = (x[THETA], x[OMEGA]);
     let evaluated = if jac.is_some() {
         linkage
-            .eval_with_derivatives(theta, omega)
+            .dynamics_with_derivatives(theta, omega)
             .map(|(l, d)| (l, Some(d)))
     } else {
-        linkage.eval(theta, omega).map(|l| (l, None))
+        linkage.dynamics(theta, omega).map(|l| (l, None))
     };
     let Ok((l, dl)) = evaluated else {
         return SVector::repeat(f64::NAN);

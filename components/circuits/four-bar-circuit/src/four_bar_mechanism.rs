@@ -88,7 +88,7 @@ impl Model<NX> for FourBarMechanism {
 
     /// M5: θ'' from the linkage's generalised mass and forces.
     fn rates(&self, u: &Inputs, x: &SVector<f64, NX>) -> SVector<f64, NX> {
-        match self.linkage.eval(x[state::theta], x[state::omega]) {
+        match self.linkage.dynamics(x[state::theta], x[state::omega]) {
             Ok(l) => SVector::from([x[state::omega], l.theta_ddot(u.F)]),
             Err(_) => SVector::repeat(f64::NAN),
         }
@@ -103,7 +103,7 @@ impl Model<NX> for FourBarMechanism {
     ) -> (SVector<f64, NX>, bool) {
         let Ok((l, d)) = self
             .linkage
-            .eval_with_derivatives(x[state::theta], x[state::omega])
+            .dynamics_with_derivatives(x[state::theta], x[state::omega])
         else {
             return (self.rates(u, x), false);
         };

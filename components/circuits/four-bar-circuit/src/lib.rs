@@ -19,5 +19,5 @@ pub use four_bar::FourBar;
 pub use four_bar_actuator::FourBarActuator;
 pub use four_bar_mechanism::FourBarMechanism;
 pub use four_bar_twin::FourBarTwin;
-pub use linkage::{Linkage, LinkageEval, ThetaDerivatives};
+pub use linkage::{Dynamics, Linkage, LinkageEval, ThetaDerivatives};
 pub use params::{BulkParams, CurveParams, HydraulicParams, LinkageParams, PRESETS};

@@ -6,6 +6,9 @@
 use crate::params::LinkageParams;
 use fmu_core::nalgebra::{SVector, Vector2};
 use mechanics::{Anchor, Body, Continuation, Kinematics, Mechanism, Revolute};
+use std::ops::Deref;
+
+mod table;
 
 /// Coordinates of the linkage: `(x, y, phi)` of crank, coupler, rocker.
 pub type Coordinates = SVector<f64, 9>;
@@ -28,13 +31,13 @@ pub struct Linkage {
     pin_rod: Anchor,
     /// Crank angle where the cylinder's pin-to-pin length is `s0`, rad.
     pub theta0: f64,
+    /// The dynamics over the warm-start grid ([`table`]).
+    table: table::Table,
 }
 
-/// The linkage at one state `(θ, θ')`.
-#[derive(Debug, Clone)]
-pub struct LinkageEval {
-    /// The assembled coordinates and their velocities.
-    pub kin: Kinematics<9, 1>,
+/// What the rates need of the linkage at one state `(θ, θ')`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Dynamics {
     /// Cylinder pin-to-pin length s, m.
     pub s: f64,
     /// ds/dθ, m/rad.
@@ -47,6 +50,24 @@ pub struct LinkageEval {
     pub theta_ddot_free: f64,
     /// d θ'' / d θ' at fixed force (the velocity-squared terms), 1/s.
     pub dtheta_ddot_domega: f64,
+}
+
+/// The linkage at one state `(θ, θ')`, evaluated exactly: its
+/// coordinates and [`Dynamics`] (whose fields and methods it lends).
+#[derive(Debug, Clone)]
+pub struct LinkageEval {
+    /// The assembled coordinates and their velocities.
+    pub kin: Kinematics<9, 1>,
+    /// What the rates need.
+    pub dynamics: Dynamics,
+}
+
+impl Deref for LinkageEval {
+    type Target = Dynamics;
+
+    fn deref(&self) -> &Dynamics {
+        &self.dynamics
+    }
 }
 
 /// Derivatives of the linkage's quantities with respect to θ (M4, M6),
@@ -63,12 +84,12 @@ pub struct ThetaDerivatives {
 
 impl ThetaDerivatives {
     /// d θ''/dθ at fixed θ' and cylinder force `force`.
-    pub fn theta_ddot(&self, e: &LinkageEval, force: f64) -> f64 {
+    pub fn theta_ddot(&self, e: &Dynamics, force: f64) -> f64 {
         self.theta_ddot_free + force * (self.dds * e.mass - e.ds * self.mass) / (e.mass * e.mass)
     }
 }
 
-impl LinkageEval {
+impl Dynamics {
     /// θ'' with cylinder force `force` (N, positive extends; M5: it enters
     /// as the generalised force F ds/dθ).
     pub fn theta_ddot(&self, force: f64) -> f64 {
@@ -85,6 +106,33 @@ impl LinkageEval {
     pub fn dtheta_ddot_dforce(&self) -> f64 {
         self.ds / self.mass
     }
+}
+
+/// The grid of the warm starts and of the dynamics' table, degrees of
+/// crank angle.
+const WARM_STEP_DEGREES: f64 = 0.5;
+
+/// [`Dynamics`] and [`ThetaDerivatives`] at rate θ' from the interpolated
+/// quantities: M θ'' = G - C θ'^2 + F ds/dθ.
+fn interpolated(v: &table::Interpolated, omega: f64) -> (Dynamics, ThetaDerivatives) {
+    let [s, ds, dds] = v.s;
+    let [mass, dmass] = v.m;
+    let free = (v.g[0] - v.c[0] * omega * omega) / mass;
+    (
+        Dynamics {
+            s,
+            ds,
+            s_dot: ds * omega,
+            mass,
+            theta_ddot_free: free,
+            dtheta_ddot_domega: -2.0 * v.c[0] * omega / mass,
+        },
+        ThetaDerivatives {
+            dds,
+            mass: dmass,
+            theta_ddot_free: (v.g[1] - v.c[1] * omega * omega - free * dmass) / mass,
+        },
+    )
 }
 
 fn bar_guess(start: Vector2<f64>, end: Vector2<f64>) -> (f64, f64, f64) {
@@ -148,16 +196,109 @@ impl Linkage {
         let (x3, y3, f3) = bar_guess(c, tip);
         let guess = SVector::from([x1, y1, f1, x2, y2, f2, x3, y3, f3]);
         let (q, _) = mech.assemble(&SVector::from([0.0]), &guess)?;
-        let warm = Continuation::build(&mech, &q, std::f64::consts::PI, 0.5f64.to_radians())?;
+        let warm = Continuation::build(
+            &mech,
+            &q,
+            std::f64::consts::PI,
+            WARM_STEP_DEGREES.to_radians(),
+        )?;
         let mut linkage = Linkage {
             mech,
             warm,
             pin_ground: Anchor::ground(p.Dx, p.Dy),
             pin_rod: Anchor::on(0, 0.0, 0.0),
             theta0: 0.0,
+            table: table::Table::new(0.0, 1.0, Vec::new()),
         };
         linkage.theta0 = linkage.theta_at_length(s0)?;
+        linkage.table = linkage.tabulate()?;
         Ok(linkage)
+    }
+
+    /// The table of [`table`] on the warm-start grid.
+    fn tabulate(&self) -> Result<table::Table, String> {
+        let (first, last) = self.warm.range();
+        let step = WARM_STEP_DEGREES.to_radians();
+        let n = ((last - first) / step).round() as usize + 1;
+        let mut nodes = Vec::with_capacity(n);
+        for i in 0..n {
+            nodes.push(self.node(first + step * i as f64)?);
+        }
+        Ok(table::Table::new(first, step, nodes))
+    }
+
+    /// The exact values and θ-derivatives of one node of the table: with
+    /// `R`, `dR`, `d2R` the velocity transformation and its derivatives,
+    /// M = R^T M R, C = R^T M dR, G = R^T Q_g, dM = 2 C,
+    /// dC = dR^T M dR + R^T M d2R, dG = dR^T Q_g, d2G = d2R^T Q_g; d2C
+    /// (which would need the third derivative of `R`) by the fourth-order
+    /// central difference of the exact dC over ±1e-3 and ±2e-3 rad (its
+    /// error, about 1e-12 relative, enters the interpolant with the weight
+    /// of a cell's width squared).
+    fn node(&self, theta: f64) -> Result<table::Node, String> {
+        let (node, dc) = self.exact(theta)?;
+        let delta = 1e-3;
+        let dc_at = |t: f64| self.exact(t).map(|(_, dc)| dc);
+        let (p1, m1) = (dc_at(theta + delta)?, dc_at(theta - delta)?);
+        let (p2, m2) = (dc_at(theta + 2.0 * delta)?, dc_at(theta - 2.0 * delta)?);
+        let d2c = (8.0 * (p1 - m1) - (p2 - m2)) / (12.0 * delta);
+        Ok(table::Node {
+            c: [node.c[0], dc, d2c],
+            ..node
+        })
+    }
+
+    /// [`Linkage::node`] without d2C, and dC.
+    fn exact(&self, theta: f64) -> Result<(table::Node, f64), String> {
+        let one = SVector::from([1.0]);
+        let (kin, _) = self
+            .mech
+            .solve(&SVector::from([theta]), &one, &self.warm.guess(theta))?;
+        let r = kin.r.column(0).into_owned();
+        let dr = self.mech.dr_dz(&kin, 0, 0);
+        let d2r = self.mech.d2r_dz2(&kin, &dr);
+        let (s, s1, s2) =
+            self.mech
+                .distance_derivatives(&kin.q, &r, &dr, &self.pin_ground, &self.pin_rod);
+        let m = self.mech.mass_diagonal();
+        let qg = self.mech.gravity_forces();
+        let mass = r.dot(&m.component_mul(&r));
+        let c = r.dot(&m.component_mul(&dr));
+        let dc = dr.dot(&m.component_mul(&dr)) + r.dot(&m.component_mul(&d2r));
+        Ok((
+            table::Node {
+                s: [s, s1, s2],
+                m: [mass, 2.0 * c, 2.0 * dc],
+                g: [r.dot(&qg), dr.dot(&qg), d2r.dot(&qg)],
+                c: [c, dc, 0.0],
+            },
+            dc,
+        ))
+    }
+
+    /// What the rates need at crank angle θ and rate θ': interpolated in
+    /// the table ([`table`]), evaluated exactly outside it.
+    pub fn dynamics(&self, theta: f64, omega: f64) -> Result<Dynamics, String> {
+        match self.table.at(theta) {
+            Some(v) => Ok(interpolated(&v, omega).0),
+            None => Ok(self.eval(theta, omega)?.dynamics),
+        }
+    }
+
+    /// [`Linkage::dynamics`] and its θ derivatives (those of the
+    /// interpolants inside the table).
+    pub fn dynamics_with_derivatives(
+        &self,
+        theta: f64,
+        omega: f64,
+    ) -> Result<(Dynamics, ThetaDerivatives), String> {
+        match self.table.at(theta) {
+            Some(v) => Ok(interpolated(&v, omega)),
+            None => {
+                let (e, d) = self.eval_with_derivatives(theta, omega)?;
+                Ok((e.dynamics, d))
+            }
+        }
     }
 
     /// The mechanism table.
@@ -227,12 +368,14 @@ impl Linkage {
             0.0
         };
         Ok(LinkageEval {
-            s,
-            ds,
-            s_dot: ds * omega,
-            mass,
-            theta_ddot_free: m.zddot[0],
-            dtheta_ddot_domega,
+            dynamics: Dynamics {
+                s,
+                ds,
+                s_dot: ds * omega,
+                mass,
+                theta_ddot_free: m.zddot[0],
+                dtheta_ddot_domega,
+            },
             kin,
         })
     }
@@ -283,5 +426,91 @@ impl Linkage {
     /// Kinetic plus potential energy at the evaluated state, J.
     pub fn energy(&self, e: &LinkageEval) -> f64 {
         self.mech.kinetic_energy(&e.kin.qdot) + self.mech.potential_energy(&e.kin.q)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::four_bar::Params;
+    use fmu_core::Record;
+
+    fn linkage() -> Linkage {
+        let p = Params::defaults();
+        p.linkage.linkage(p.hydraulics.s0).unwrap()
+    }
+
+    /// Crank angles spread over the table without falling on its nodes.
+    fn angles(l: &Linkage, n: usize) -> Vec<f64> {
+        let (lo, hi) = l.warm.range();
+        (0..n)
+            .map(|i| lo + (hi - lo) * ((i as f64 + 0.5) * 0.618_033_988_75).fract())
+            .collect()
+    }
+
+    #[test]
+    fn the_table_agrees_with_the_exact_evaluation() {
+        let l = linkage();
+        let rel = |a: f64, b: f64, scale: f64| (a - b).abs() / scale;
+        let (mut worst, mut worst_d) = (0.0f64, 0.0f64);
+        for theta in angles(&l, 3000) {
+            for omega in [-2.0, 0.0, 0.7] {
+                let (t, td) = l.dynamics_with_derivatives(theta, omega).unwrap();
+                let (e, ed) = l.eval_with_derivatives(theta, omega).unwrap();
+                let acc = e.theta_ddot_free.abs().max(1.0);
+                for err in [
+                    rel(t.s, e.s, e.s),
+                    rel(t.ds, e.ds, e.ds.abs().max(0.1)),
+                    rel(t.s_dot, e.s_dot, e.ds.abs().max(0.1)),
+                    rel(t.mass, e.mass, e.mass),
+                    rel(t.theta_ddot_free, e.theta_ddot_free, acc),
+                    rel(t.dtheta_ddot_domega, e.dtheta_ddot_domega, 1.0),
+                ] {
+                    worst = worst.max(err);
+                }
+                for err in [
+                    rel(td.dds, ed.dds, e.ds.abs().max(0.1)),
+                    rel(td.mass, ed.mass, e.mass),
+                    rel(td.theta_ddot_free, ed.theta_ddot_free, acc),
+                ] {
+                    worst_d = worst_d.max(err);
+                }
+            }
+        }
+        assert!(worst < 1e-11, "values: {worst:e}");
+        assert!(worst_d < 1e-8, "θ derivatives: {worst_d:e}");
+    }
+
+    #[test]
+    fn the_tables_derivatives_are_those_of_its_values() {
+        // The Jacobian of the interpolated rates is exact: central
+        // differences of the interpolants give their derivatives.
+        let l = linkage();
+        let h = 1e-6;
+        for theta in angles(&l, 200) {
+            let omega = 1.3;
+            let (_, d) = l.dynamics_with_derivatives(theta, omega).unwrap();
+            let p = l.dynamics(theta + h, omega).unwrap();
+            let m = l.dynamics(theta - h, omega).unwrap();
+            let c = l.dynamics(theta, omega).unwrap();
+            assert!(((p.ds - m.ds) / (2.0 * h) - d.dds).abs() < 1e-6 * c.ds.abs().max(0.1));
+            assert!(((p.mass - m.mass) / (2.0 * h) - d.mass).abs() < 1e-6 * c.mass);
+            let fd = (p.theta_ddot_free - m.theta_ddot_free) / (2.0 * h);
+            assert!(
+                (fd - d.theta_ddot_free).abs() < 1e-6 * c.theta_ddot_free.abs().max(1.0),
+                "θ = {theta}: {fd} vs {}",
+                d.theta_ddot_free
+            );
+        }
+    }
+
+    #[test]
+    fn outside_the_table_the_linkage_is_evaluated_exactly() {
+        let l = linkage();
+        let (_, hi) = l.warm.range();
+        let theta = hi + 0.01;
+        assert!(l.table.at(theta).is_none());
+        let d = l.dynamics(theta, 0.5).unwrap();
+        assert_eq!(d, l.eval(theta, 0.5).unwrap().dynamics);
     }
 }

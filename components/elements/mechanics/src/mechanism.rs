@@ -178,8 +178,9 @@ pub struct Kinematics<const NQ: usize, const D: usize> {
 }
 
 /// Most dependent angles a mechanism may have: two per closed loop, so
-/// three loops (a boom on two cylinders has two).
-pub const MAX_DEPENDENT: usize = 6;
+/// two loops (a boom lifted by two cylinders has two). The factorization of
+/// their equations travels with each [`Kinematics`], so it is kept small.
+pub const MAX_DEPENDENT: usize = 4;
 
 /// The equations of motion in the independent coordinates.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -407,6 +408,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     /// factorized (rows and columns past `B - D` are the identity); an
     /// error at a singular configuration.
     #[allow(clippy::type_complexity)]
+    #[inline(always)]
     fn factorized(
         &self,
         frame: &Frame<NQ>,
@@ -434,6 +436,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     /// joint's derivative of that order vanishes: the entries given are
     /// kept and the dependent ones receive the solution of
     /// `G x = -sum_cuts combine(a, b)`.
+    #[inline(always)]
     fn complete(
         &self,
         frame: &Frame<NQ>,
@@ -456,6 +459,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
 
     /// The coordinates' derivative whose angle part gives `a` and `b` (in
     /// [`Arms::combine`]'s form) and whose angles are `angles`.
+    #[inline(always)]
     fn cartesian(
         &self,
         frame: &Frame<NQ>,
@@ -491,6 +495,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     /// then [`Mechanism::kinematics`], the sines and cosines of the
     /// assembled angles computed once): the kinematics and the number of
     /// Newton iterations.
+    #[inline(always)]
     pub fn solve(
         &self,
         z: &SVector<f64, D>,
@@ -502,6 +507,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     }
 
     /// [`Mechanism::assemble`], with the frame of the assembled angles.
+    #[inline(always)]
     fn assemble_in(
         &self,
         z: &SVector<f64, D>,
@@ -566,6 +572,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     }
 
     /// [`Mechanism::kinematics`] with the frame of `q`.
+    #[inline(always)]
     fn kinematics_in(
         &self,
         q: &SVector<f64, NQ>,
@@ -731,6 +738,7 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
         self.distance_in(&k.q, &k.frame, a, b)
     }
 
+    #[inline(always)]
     fn distance_in(
         &self,
         q: &SVector<f64, NQ>,
