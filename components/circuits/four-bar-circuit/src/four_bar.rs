@@ -8,6 +8,7 @@
 //! `p2`, `U`), and two work integrals for the energy balance.
 
 use crate::coupled::FourBarStates;
+use crate::linkage::{PHI2, PHI3};
 use crate::{
     Actuator, BulkParams, CurveParams, HydraulicParams, HydraulicStates, Linkage, LinkageParams,
     coupled,
@@ -160,10 +161,12 @@ impl Model<NX> for FourBar {
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
-        let Ok(l) = self
-            .linkage
-            .eval(x[FourBarStates::theta], x[FourBarStates::omega])
-        else {
+        // The rates' dynamics (interpolated), the coordinates assembled.
+        let (theta, omega) = (x[FourBarStates::theta], x[FourBarStates::omega]);
+        let (Ok(q), Ok(l)) = (
+            self.linkage.assemble(theta),
+            self.linkage.dynamics(theta, omega),
+        ) else {
             out.loop_residual = f64::NAN;
             return;
         };
@@ -177,10 +180,10 @@ impl Model<NX> for FourBar {
         out.Q_R = a.q_relief;
         out.F_h = a.force;
         out.F_mu = a.friction;
-        out.phi2 = l.kin.q[5];
-        out.phi3 = l.kin.q[8];
-        out.loop_residual = self.linkage.residual(&l);
-        out.E_mech = self.linkage.energy(&l);
+        out.phi2 = q[PHI2];
+        out.phi3 = q[PHI3];
+        out.loop_residual = self.linkage.residual(&q);
+        out.E_mech = self.linkage.energy_at(&q, &l, omega);
         out.E_balance = x[FourBarStates::W_h] - x[FourBarStates::W_f] - (out.E_mech - self.energy0);
     }
 }

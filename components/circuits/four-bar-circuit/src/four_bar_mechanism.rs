@@ -2,6 +2,7 @@
 //! `MODEL.md`), driven by the cylinder force; gives the cylinder's length
 //! and rate back. The co-simulation partner of FourBarActuator.
 
+use crate::linkage::{PHI2, PHI3};
 use crate::{Linkage, LinkageParams};
 use fmu_core::nalgebra::{SMatrix, SVector};
 use fmu_core::{Context, Model};
@@ -114,16 +115,21 @@ impl Model<NX> for FourBarMechanism {
     }
 
     fn outputs(&self, _u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
-        let Ok(l) = self.linkage.eval(x[state::theta], x[state::omega]) else {
+        // The rates' dynamics (interpolated), the coordinates assembled.
+        let (theta, omega) = (x[state::theta], x[state::omega]);
+        let (Ok(q), Ok(l)) = (
+            self.linkage.assemble(theta),
+            self.linkage.dynamics(theta, omega),
+        ) else {
             out.loop_residual = f64::NAN;
             return;
         };
         out.s = l.s;
         out.s_dot = l.s_dot;
-        out.phi2 = l.kin.q[5];
-        out.phi3 = l.kin.q[8];
-        out.loop_residual = self.linkage.residual(&l);
-        out.E_mech = self.linkage.energy(&l);
+        out.phi2 = q[PHI2];
+        out.phi3 = q[PHI3];
+        out.loop_residual = self.linkage.residual(&q);
+        out.E_mech = self.linkage.energy_at(&q, &l, omega);
         out.F_hold = l.holding_force();
     }
 }

@@ -250,7 +250,7 @@ impl Model<NX> for FourBarTwin {
         let (theta, omega) = (x[FourBarStates::theta], x[FourBarStates::omega]);
         match wrt {
             Known::State(c) if c == FourBarStates::theta => {
-                let (l, d) = self.linkage.eval_with_derivatives(theta, omega).ok()?;
+                let (l, d) = self.linkage.dynamics_with_derivatives(theta, omega).ok()?;
                 Some(if output == output::s {
                     l.ds
                 } else {
@@ -261,7 +261,7 @@ impl Model<NX> for FourBarTwin {
                 if output == output::s {
                     Some(0.0)
                 } else {
-                    Some(self.linkage.eval(theta, omega).ok()?.ds)
+                    Some(self.linkage.dynamics(theta, omega).ok()?.ds)
                 }
             }
             _ => Some(0.0),
@@ -269,9 +269,11 @@ impl Model<NX> for FourBarTwin {
     }
 
     fn outputs(&self, u: &Inputs, x: &SVector<f64, NX>, out: &mut Outputs) {
-        let (Ok(l), Ok(a)) = (
-            self.linkage
-                .eval(x[FourBarStates::theta], x[FourBarStates::omega]),
+        // The rates' dynamics (interpolated), the coordinates assembled.
+        let (theta, omega) = (x[FourBarStates::theta], x[FourBarStates::omega]);
+        let (Ok(q), Ok(l), Ok(a)) = (
+            self.linkage.assemble(theta),
+            self.linkage.dynamics(theta, omega),
             self.actuator(u),
         ) else {
             out.loop_residual = f64::NAN;
@@ -283,7 +285,7 @@ impl Model<NX> for FourBarTwin {
         out.Qd1 = e.flows.pa.q - e.flows.at.q;
         out.Q_R = e.q_relief;
         out.F_h = e.force;
-        out.loop_residual = self.linkage.residual(&l);
+        out.loop_residual = self.linkage.residual(&q);
     }
 }
 

@@ -417,10 +417,17 @@ impl Linkage {
         Ok(self.eval(theta, 0.0)?.holding_force())
     }
 
-    /// The loop residual |Φ| of every joint at the evaluated state, m (an
-    /// output, not needed by the rates).
-    pub fn residual(&self, e: &LinkageEval) -> f64 {
-        self.mech.loop_residual(&e.kin.q)
+    /// The loop residual |Φ| of every joint at assembled coordinates `q`,
+    /// m (an output, not needed by the rates).
+    pub fn residual(&self, q: &Coordinates) -> f64 {
+        self.mech.loop_residual(q)
+    }
+
+    /// Kinetic plus potential energy at assembled coordinates `q` and crank
+    /// rate θ' with the dynamics `d` there (`M θ'^2 / 2` is the kinetic
+    /// energy `q'^T M q' / 2` with `q' = R θ'`), J.
+    pub fn energy_at(&self, q: &Coordinates, d: &Dynamics, omega: f64) -> f64 {
+        0.5 * d.mass * omega * omega + self.mech.potential_energy(q)
     }
 
     /// Kinetic plus potential energy at the evaluated state, J.

@@ -10,8 +10,22 @@
 //! degree is lowered to `n - 1` when there are fewer than `degree + 1`
 //! points). Fixed capacity, no allocation: at most [`MAX_POINTS`] points.
 
+use std::sync::OnceLock;
+
 /// Most control points a curve holds.
 pub const MAX_POINTS: usize = 16;
+
+/// The basis functions of one clamped uniform knot vector on each of its
+/// spans `k` as cubics in `s = t - knots[k]` (power basis, constant term
+/// first): `bases[k][r]` is `N_(k-p+r),p`. They depend on the number of
+/// points and the degree alone (the knots do), so each pair is computed
+/// once per process ([`BASES`]) and shared by every curve that has it.
+type SpanBases = [[[f64; 4]; 4]; MAX_POINTS];
+
+/// [`SpanBases`] per `(points, degree)`, index `points * 4 + degree`,
+/// filled by [`BSplineCurve::new`].
+static BASES: [OnceLock<SpanBases>; (MAX_POINTS + 1) * 4] =
+    [const { OnceLock::new() }; (MAX_POINTS + 1) * 4];
 
 /// Intervals of the table of `u(t)` that starts the inversion `u(t) = u`
 /// (Newton then needs one or two iterations).
@@ -107,16 +121,33 @@ impl BSplineCurve {
         for j in 0..=SAMPLES {
             curve.table[j] = curve.at_parameter(j as f64 / SAMPLES as f64).0;
         }
+        let bases = BASES[n * 4 + p].get_or_init(|| curve.span_bases());
         for k in p..n {
-            curve.upoly[k] = curve.span_polynomial(k);
+            for r in 0..=p {
+                for (c, b) in curve.upoly[k].iter_mut().zip(bases[k][r]) {
+                    *c += b * curve.u[k + r - p];
+                }
+            }
         }
         Ok(curve)
     }
 
-    /// u(t) on span `k` (a polynomial of degree p <= 3 there) in the power
-    /// basis of `s = t - knots[k]`: interpolated at four points of the span
-    /// (Newton's divided differences, exact for a cubic up to round-off).
-    fn span_polynomial(&self, k: usize) -> [f64; 4] {
+    /// The basis functions on every span as cubics ([`SpanBases`]).
+    fn span_bases(&self) -> SpanBases {
+        let mut bases = [[[0.0; 4]; 4]; MAX_POINTS];
+        for k in self.degree..self.n {
+            for r in 0..=self.degree {
+                bases[k][r] = self.span_polynomial(k, |b| b[r]);
+            }
+        }
+        bases
+    }
+
+    /// A function of span `k`'s basis values (a polynomial of degree
+    /// p <= 3 in `t` there) in the power basis of `s = t - knots[k]`:
+    /// interpolated at four points of the span (Newton's divided
+    /// differences, exact for a cubic up to round-off).
+    fn span_polynomial(&self, k: usize, f: impl Fn(&[f64; 4]) -> f64) -> [f64; 4] {
         let (t0, t1) = (self.knots[k], self.knots[k + 1]);
         let h = t1 - t0;
         if h <= 0.0 {
@@ -124,12 +155,7 @@ impl BSplineCurve {
         }
         let s = [0.0, h / 3.0, 2.0 * h / 3.0, h];
         // Evaluate with span k's own basis (also at its right end).
-        let at = |x: f64| -> f64 {
-            let (b, _) = self.basis(k, t0 + x);
-            (0..=self.degree)
-                .map(|r| b[r] * self.u[k + r - self.degree])
-                .sum()
-        };
+        let at = |x: f64| -> f64 { f(&self.basis(k, t0 + x).0) };
         let mut a = [at(s[0]), at(s[1]), at(s[2]), at(s[3])];
         for order in 1..4 {
             for i in (order..4).rev() {
@@ -288,16 +314,45 @@ impl BSplineCurve {
                 slope: 0.0,
             };
         }
-        let t = self.parameter_of(u);
-        let (_, y, du, dy) = self.at_parameter(t);
+        let (t, k) = self.parameter_of(u);
+        let Some(bases) = BASES[self.n * 4 + self.degree].get() else {
+            // Not reached: new() fills the bases of every curve it builds.
+            let (_, y, du, dy) = self.at_parameter(t);
+            return CurvePoint {
+                value: y,
+                slope: if du > 0.0 { dy / du } else { 0.0 },
+            };
+        };
+        // y(t) and dy/dt from the span's basis polynomials, du/dt from u's.
+        let x = t - self.knots[k];
+        let (mut y, mut dy) = (0.0, 0.0);
+        for r in 0..=self.degree {
+            let c = &bases[k][r];
+            let v = self.y[k + r - self.degree];
+            y += (((c[3] * x + c[2]) * x + c[1]) * x + c[0]) * v;
+            dy += ((3.0 * c[3] * x + 2.0 * c[2]) * x + c[1]) * v;
+        }
+        let c = &self.upoly[k];
+        let du = (3.0 * c[3] * x + 2.0 * c[2]) * x + c[1];
         CurvePoint {
             value: y,
             slope: if du > 0.0 { dy / du } else { 0.0 },
         }
     }
 
-    /// The parameter `t` with `u(t) = u`, for `u` inside the domain.
-    fn parameter_of(&self, u: f64) -> f64 {
+    /// Whether `other` is the same curve: the same points and degree (the
+    /// rest is derived from them). Cheaper than `==`, which also compares
+    /// the derived tables.
+    pub fn same_curve(&self, other: &BSplineCurve) -> bool {
+        self.n == other.n
+            && self.degree == other.degree
+            && self.u[..self.n] == other.u[..other.n]
+            && self.y[..self.n] == other.y[..other.n]
+    }
+
+    /// The parameter `t` with `u(t) = u`, for `u` inside the domain, and
+    /// its span.
+    fn parameter_of(&self, u: f64) -> (f64, usize) {
         // Bracket from the table (u(t) increases), linear guess inside it.
         let j = self.table.partition_point(|&v| v <= u).clamp(1, SAMPLES);
         let (ta, tb) = ((j - 1) as f64 / SAMPLES as f64, j as f64 / SAMPLES as f64);
@@ -336,14 +391,26 @@ impl BSplineCurve {
             } else {
                 0.5 * (lo + hi)
             };
-            // Converged: the residual or the step is at round-off.
-            let done = (next - t).abs() <= 4.0 * f64::EPSILON || hi - lo <= f64::EPSILON;
+            // Converged: the step is at round-off, or a Newton step so
+            // small that the next one would be (quadratic convergence: the
+            // error after a step of 1e-9 is of order 1e-18 times u''/u').
+            let step = (next - t).abs();
+            let done = step <= 4.0 * f64::EPSILON
+                || hi - lo <= f64::EPSILON
+                || (next == newton && step <= 1e-9);
             t = next;
             if done {
                 break;
             }
         }
-        t
+        // The span of the final t.
+        while k > self.degree && t < self.knots[k] {
+            k -= 1;
+        }
+        while k + 1 < self.n && self.knots[k + 1] <= t {
+            k += 1;
+        }
+        (t, k)
     }
 
     /// The weight of each control point's ordinate in `y(u)` (`y(u) =
@@ -362,7 +429,7 @@ impl BSplineCurve {
             w[self.n - 1] = 1.0;
             return;
         }
-        let t = self.parameter_of(u).clamp(0.0, 1.0);
+        let t = self.parameter_of(u).0.clamp(0.0, 1.0);
         let k = self.span(t);
         let (basis, _) = self.basis(k, t);
         for r in 0..=self.degree {

@@ -77,7 +77,7 @@ impl CurveValve {
         // their curves are the same (the presets).
         let pair = |a: usize, b: usize, opening: f64| {
             let na = self.curves[a].eval(opening);
-            let nb = if self.curves[b] == self.curves[a] {
+            let nb = if self.curves[b].same_curve(&self.curves[a]) {
                 na
             } else {
                 self.curves[b].eval(opening)

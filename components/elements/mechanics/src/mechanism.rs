@@ -385,9 +385,16 @@ impl<const NQ: usize, const D: usize> Mechanism<NQ, D> {
     /// assembled coordinates the tree joints hold by construction and the
     /// cut joints to the loop closure's tolerance.
     pub fn constraints(&self, q: &SVector<f64, NQ>) -> SVector<f64, NQ> {
+        let frame = self.frame(q);
+        let point = |anchor: &Anchor| match anchor {
+            Anchor::Ground(p) => *p,
+            Anchor::On { body, local } => {
+                Vector2::new(q[3 * body], q[3 * body + 1]) + rotate_sc(frame.sc[*body], local)
+            }
+        };
         let mut phi = SVector::<f64, NQ>::zeros();
         for (j, joint) in self.joints.iter().enumerate() {
-            let d = self.point(q, &joint.a) - self.point(q, &joint.b);
+            let d = point(&joint.a) - point(&joint.b);
             phi[2 * j] = d.x;
             phi[2 * j + 1] = d.y;
         }

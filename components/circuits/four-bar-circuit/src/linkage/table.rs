@@ -124,12 +124,18 @@ impl Quintic {
     /// The interpolant through `a` and `b` (value, first and second
     /// θ-derivative at each end of a cell of width `h`) and its first two
     /// θ-derivatives.
+    ///
+    /// The end values enter through their difference (the value weights
+    /// sum to one, their derivatives to zero): the rounding of two nearly
+    /// equal values then costs nothing when the derivatives divide by `h`.
     #[inline]
     fn eval(&self, a: &[f64; 3], b: &[f64; 3], h: f64) -> (f64, f64, f64) {
-        let data = [a[0], h * a[1], h * h * a[2], b[0], h * b[1], h * h * b[2]];
-        let dot = |w: &[f64; 6]| w.iter().zip(data).map(|(w, d)| w * d).sum::<f64>();
+        let data = [b[0] - a[0], h * a[1], h * h * a[2], h * b[1], h * h * b[2]];
+        let dot = |w: &[f64; 6]| {
+            w[3] * data[0] + w[1] * data[1] + w[2] * data[2] + w[4] * data[3] + w[5] * data[4]
+        };
         (
-            dot(&self.w[0]),
+            a[0] + dot(&self.w[0]),
             dot(&self.w[1]) / h,
             dot(&self.w[2]) / (h * h),
         )
