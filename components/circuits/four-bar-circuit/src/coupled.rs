@@ -1,4 +1,4 @@
-//! The whole circuit: the linkage (M1-M6) driven by the hydraulics (F1-F8)
+//! The whole circuit: the linkage (M1-M7) driven by the hydraulics (F1-F8)
 //! through the cylinder, over the state vector
 //! `[θ, θ', pp, p1, p2, U, W_h, W_f]` (the two work integrals give the
 //! energy balance E1), laid out once in [`FourBarStates`]: the FourBar FMU

@@ -1,7 +1,7 @@
 //! FourBar: a constant-flow pump with a relief valve feeds a closed-centre
 //! 4/3 proportional valve whose edges follow B-spline curves; the valve
 //! drives a cylinder with Brown-McPhee seal friction that lifts the crank of
-//! a planar four-bar linkage under gravity. Equations M1-M6 and F1-F8 of the
+//! a planar four-bar linkage under gravity. Equations M1-M7 and F1-F8 of the
 //! four-bar's `MODEL.md`; the energy balance E1.
 //!
 //! States: the crank angle θ and rate θ', the hydraulic block (`pp`, `p1`,

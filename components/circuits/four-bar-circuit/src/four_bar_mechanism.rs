@@ -1,4 +1,4 @@
-//! FourBarMechanism: the four-bar linkage alone (M1-M6 of the four-bar's
+//! FourBarMechanism: the four-bar linkage alone (M1-M7 of the four-bar's
 //! `MODEL.md`), driven by the cylinder force; gives the cylinder's length
 //! and rate back. The co-simulation partner of FourBarActuator.
 
@@ -95,7 +95,7 @@ impl Model<NX> for FourBarMechanism {
         }
     }
 
-    /// Analytic (M4-M6).
+    /// Analytic (M4-M7: the interpolants' derivatives).
     fn rates_and_jacobian(
         &self,
         u: &Inputs,

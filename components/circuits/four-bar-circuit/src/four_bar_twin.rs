@@ -1,5 +1,5 @@
 //! FourBarTwin: the FourBar circuit as the estimation model of a digital
-//! twin. The equations are FourBar's (M1-M6, F1-F8 of the four-bar's
+//! twin. The equations are FourBar's (M1-M7, F1-F8 of the four-bar's
 //! `MODEL.md`, evaluated by `crate::coupled`); what an estimator
 //! wants to learn is an input instead of a parameter, so that the FMU's
 //! directional derivatives with respect to it are standard FMI:

@@ -1,6 +1,6 @@
 //! The hydraulically driven four-bar of Khadim et al. (2021) (`MODEL.md`
 //! beside this crate), shared by the `FourBar`, `FourBarActuator` and
-//! `FourBarMechanism` FMUs: the linkage ([`Linkage`], M1-M6, a table for the
+//! `FourBarMechanism` FMUs: the linkage ([`Linkage`], M1-M7, a table for the
 //! mechanics crate), the hydraulics ([`Actuator`], F1-F8) with their
 //! state block, and their parameter groups, declared once for the three
 //! tables.

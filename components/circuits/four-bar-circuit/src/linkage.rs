@@ -1,7 +1,9 @@
-//! The four-bar linkage and the cylinder's pins (`MODEL.md` M1-M6): a table
+//! The four-bar linkage and the cylinder's pins (`MODEL.md` M1-M7): a table
 //! for the mechanics crate (bodies crank, coupler, rocker; joints at
 //! A, B, P, C; the crank angle independent), the start on the upper
-//! assembly branch, and the cylinder's length, rate and generalised force.
+//! assembly branch, the cylinder's length, rate and generalised force, and
+//! what the rates need of all this tabulated over the crank angle
+//! ([`table`], M7).
 
 use crate::params::LinkageParams;
 use fmu_core::nalgebra::{SVector, Vector2};
