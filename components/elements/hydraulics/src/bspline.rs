@@ -27,9 +27,10 @@ type SpanBases = [[[f64; 4]; 4]; MAX_POINTS];
 static BASES: [OnceLock<SpanBases>; (MAX_POINTS + 1) * 4] =
     [const { OnceLock::new() }; (MAX_POINTS + 1) * 4];
 
-/// Intervals of the table of `u(t)` that starts the inversion `u(t) = u`
-/// (Newton then needs one or two iterations).
-const SAMPLES: usize = 64;
+/// Intervals of the table of the inverse `t(u)` (even in `u`) whose cubic
+/// Hermite interpolation starts the inversion `u(t) = u`: Newton then
+/// needs one step, as a rule.
+const SAMPLES: usize = 32;
 
 /// A clamped B-spline curve `y(u)` over increasing control abscissae.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,8 +40,8 @@ pub struct BSplineCurve {
     u: [f64; MAX_POINTS],
     y: [f64; MAX_POINTS],
     knots: [f64; MAX_POINTS + 4],
-    /// u(t) at t = j / SAMPLES.
-    table: [f64; SAMPLES + 1],
+    /// `t` and `dt/du` at `u = u0 + j (u1 - u0) / SAMPLES`.
+    inverse: [[f64; 2]; SAMPLES + 1],
     /// u(t) on knot span `k` as a cubic in `t - knots[k]` (power basis,
     /// constant term first), built once from the abscissae: the inversion
     /// `u(t) = u` iterates on it instead of on the basis recursion.
@@ -102,7 +103,7 @@ impl BSplineCurve {
             u: [0.0; MAX_POINTS],
             y: [0.0; MAX_POINTS],
             knots: [0.0; MAX_POINTS + 4],
-            table: [0.0; SAMPLES + 1],
+            inverse: [[0.0; 2]; SAMPLES + 1],
             upoly: [[0.0; 4]; MAX_POINTS],
         };
         curve.u[..n].copy_from_slice(u);
@@ -118,9 +119,6 @@ impl BSplineCurve {
                 (k - p) as f64 / spans
             };
         }
-        for j in 0..=SAMPLES {
-            curve.table[j] = curve.at_parameter(j as f64 / SAMPLES as f64).0;
-        }
         let bases = BASES[n * 4 + p].get_or_init(|| curve.span_bases());
         for k in p..n {
             for r in 0..=p {
@@ -128,6 +126,22 @@ impl BSplineCurve {
                     *c += b * curve.u[k + r - p];
                 }
             }
+        }
+        // The inverse at even u, each solved to round-off from [0, 1].
+        let (u0, u1) = (u[0], u[n - 1]);
+        for j in 0..=SAMPLES {
+            let uj = u0 + (u1 - u0) * j as f64 / SAMPLES as f64;
+            let t = match j {
+                0 => 0.0,
+                SAMPLES => 1.0,
+                _ => {
+                    curve
+                        .solve(uj, 0.0, 1.0, j as f64 / SAMPLES as f64, false)
+                        .0
+                }
+            };
+            let (_, _, du, _) = curve.at_parameter(t);
+            curve.inverse[j] = [t, if du > 0.0 { 1.0 / du } else { 0.0 }];
         }
         Ok(curve)
     }
@@ -351,18 +365,30 @@ impl BSplineCurve {
     }
 
     /// The parameter `t` with `u(t) = u`, for `u` inside the domain, and
-    /// its span.
+    /// its span: the cubic Hermite interpolant of the inverse's table
+    /// brackets and starts Newton's method on the span polynomials.
     fn parameter_of(&self, u: f64) -> (f64, usize) {
-        // Bracket from the table (u(t) increases), linear guess inside it.
-        let j = self.table.partition_point(|&v| v <= u).clamp(1, SAMPLES);
-        let (ta, tb) = ((j - 1) as f64 / SAMPLES as f64, j as f64 / SAMPLES as f64);
-        let (ua, ub) = (self.table[j - 1], self.table[j]);
-        let (mut lo, mut hi) = (ta, tb);
-        let mut t = if ub > ua {
-            ta + (u - ua) / (ub - ua) * (tb - ta)
-        } else {
-            0.5 * (ta + tb)
-        };
+        let (u0, u1) = self.domain();
+        let width = (u1 - u0) / SAMPLES as f64;
+        let x = ((u - u0) / width).clamp(0.0, SAMPLES as f64);
+        let j = (x as usize).min(SAMPLES - 1);
+        let s = x - j as f64;
+        let ([ta, ma], [tb, mb]) = (self.inverse[j], self.inverse[j + 1]);
+        let (s2, s3) = (s * s, s * s * s);
+        let guess = (2.0 * s3 - 3.0 * s2 + 1.0) * ta
+            + (s3 - 2.0 * s2 + s) * width * ma
+            + (3.0 * s2 - 2.0 * s3) * tb
+            + (s3 - s2) * width * mb;
+        self.solve(u, ta, tb, guess.clamp(ta, tb), true)
+    }
+
+    /// Solves `u(t) = u` for `t` in the bracket `[lo, hi]` from `t`:
+    /// Newton's method on the span polynomials, bisection when a step
+    /// leaves the bracket. Ends when a step is at round-off, or (`quick`)
+    /// when a Newton step within one span is so small that the error after
+    /// it, about `|u''| / (2 u')` times its square, is below 1e-15 of the
+    /// parameter range. Returns `t` and its span.
+    fn solve(&self, u: f64, mut lo: f64, mut hi: f64, mut t: f64, quick: bool) -> (f64, usize) {
         let mut k = self.span(t);
         for _ in 0..100 {
             // The span of t (it moves by one at most, as a rule).
@@ -391,13 +417,14 @@ impl BSplineCurve {
             } else {
                 0.5 * (lo + hi)
             };
-            // Converged: the step is at round-off, or a Newton step so
-            // small that the next one would be (quadratic convergence: the
-            // error after a step of 1e-9 is of order 1e-18 times u''/u').
             let step = (next - t).abs();
+            let curvature = (3.0 * c[3] * x + c[2]).abs() / dut;
+            // (The quick end needs the step to stay on the span whose
+            // polynomial it followed: across a knot u(t) is another cubic.)
+            let same_span = self.knots[k] <= next && (next < self.knots[k + 1] || k + 1 == self.n);
             let done = step <= 4.0 * f64::EPSILON
                 || hi - lo <= f64::EPSILON
-                || (next == newton && step <= 1e-9);
+                || (quick && next == newton && same_span && curvature * step * step <= 1e-15);
             t = next;
             if done {
                 break;
