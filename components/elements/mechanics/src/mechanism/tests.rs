@@ -216,6 +216,11 @@ fn a_five_bar_with_two_degrees_of_freedom_is_only_another_table() {
     assert!(motion.zddot.iter().all(|v| v.is_finite()));
 }
 
+/// A table of one body with one joint and one independent coordinate.
+fn one_bar(body: Body, joint: Revolute, independent: usize) -> Result<Mechanism<3, 1>, String> {
+    Mechanism::new(vec![body], vec![joint], [independent], Vector2::zeros())
+}
+
 #[test]
 fn inconsistent_tables_are_refused_with_a_reason() {
     let e = Mechanism::<9, 1>::new(
@@ -234,28 +239,26 @@ fn inconsistent_tables_are_refused_with_a_reason() {
     )
     .unwrap_err();
     assert!(e.contains("coordinates"), "{e}");
-    let e = Mechanism::<3, 1>::new(
-        vec![Body {
+    let e = one_bar(
+        Body {
             mass: 0.0,
             inertia: 1.0,
-        }],
-        vec![Revolute {
+        },
+        Revolute {
             a: Anchor::ground(0.0, 0.0),
             b: Anchor::on(0, 0.5, 0.0),
-        }],
-        [2],
-        Vector2::zeros(),
+        },
+        2,
     )
     .unwrap_err();
     assert!(e.contains("mass"), "{e}");
-    let e = Mechanism::<3, 1>::new(
-        vec![Body::slender_bar(1.0, 1.0)],
-        vec![Revolute {
+    let e = one_bar(
+        Body::slender_bar(1.0, 1.0),
+        Revolute {
             a: Anchor::ground(0.0, 0.0),
             b: Anchor::on(3, 0.5, 0.0),
-        }],
-        [2],
-        Vector2::zeros(),
+        },
+        2,
     )
     .unwrap_err();
     assert!(e.contains("does not exist"), "{e}");
@@ -446,26 +449,24 @@ fn tables_outside_joint_coordinates_are_refused_with_a_reason() {
     .unwrap_err();
     assert!(e.contains("body 1 is not joined to the ground"), "{e}");
     // A position cannot be an independent coordinate.
-    let e = Mechanism::<3, 1>::new(
-        vec![Body::slender_bar(1.0, 1.0)],
-        vec![Revolute {
+    let e = one_bar(
+        Body::slender_bar(1.0, 1.0),
+        Revolute {
             a: Anchor::ground(0.0, 0.0),
             b: Anchor::on(0, 0.5, 0.0),
-        }],
-        [0],
-        Vector2::zeros(),
+        },
+        0,
     )
     .unwrap_err();
     assert!(e.contains("only a body's angle"), "{e}");
     // A joint from a body to itself.
-    let e = Mechanism::<3, 1>::new(
-        vec![Body::slender_bar(1.0, 1.0)],
-        vec![Revolute {
+    let e = one_bar(
+        Body::slender_bar(1.0, 1.0),
+        Revolute {
             a: Anchor::on(0, -0.5, 0.0),
             b: Anchor::on(0, 0.5, 0.0),
-        }],
-        [2],
-        Vector2::zeros(),
+        },
+        2,
     )
     .unwrap_err();
     assert!(e.contains("same body"), "{e}");
