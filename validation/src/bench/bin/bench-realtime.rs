@@ -248,6 +248,10 @@ impl Config {
                 ..Config::new("fixed-cost x10", 5)
             },
             Config {
+                explicit_step: Some(h),
+                ..Config::new("RK4 at h", 3)
+            },
+            Config {
                 explicit_step: Some(h / 10.0),
                 ..Config::new("RK4 at h/10", 3)
             },
