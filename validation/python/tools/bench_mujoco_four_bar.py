@@ -32,7 +32,6 @@ From the repository root, after ``cargo run --release -p build-fmu`` and
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import os
 import re
@@ -46,7 +45,10 @@ import numpy as np
 from fmpy import read_model_description
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cosim_mujoco_four_bar import Linkage, MujocoOptions, mjcf  # noqa: E402
+from harness.compare import read_trace  # noqa: E402
+from harness.metrics import relative_rms_percent  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 SCENARIO = REPO / "validation" / "scenarios" / "FourBarMechanism" / "sine_linear_force"
@@ -59,18 +61,15 @@ CPU = 1
 
 
 def read_csv(path: Path) -> dict[str, np.ndarray]:
-    with path.open() as f:
-        rows = list(csv.reader(f))
-    names = rows[0]
-    data = np.array([[float(v) for v in r] for r in rows[1:]])
-    return {n: data[:, i] for i, n in enumerate(names)}
+    """A scenario's CSV file as arrays (the harness's reader)."""
+    return {name: np.array(values) for name, values in read_trace(path).items()}
 
 
 def rel_rms_percent(t: np.ndarray, y: np.ndarray, ref: dict[str, np.ndarray], name: str) -> float:
-    """RMS(y - reference) / mean(|reference|) in % over the reference grid."""
+    """The harness's relative RMS in % of `y` (interpolated onto the
+    reference grid) against the reference signal `name`."""
     r = ref[name]
-    yi = np.interp(ref["time"], t, y)
-    return float(100.0 * math.sqrt(np.mean((yi - r) ** 2)) / np.mean(np.abs(r)))
+    return relative_rms_percent(np.interp(ref["time"], t, y) - r, r)
 
 
 def run_mujoco(link: Linkage, integrator: str, dt: float, forces: dict[str, np.ndarray], stop: float, repeat: int):

@@ -118,7 +118,7 @@ impl Model<NX> for FourBar {
         let linkage = p.linkage.linkage(p.hydraulics.s0)?;
         let actuator = p.hydraulics.actuator(&p.bulk, p.curves.curves()?)?;
         let e = linkage.eval(linkage.theta0, 0.0)?;
-        let energy0 = linkage.energy(&e);
+        let energy0 = linkage.energy_at(&e.kin.q, &e, 0.0);
         Ok(FourBar {
             linkage,
             actuator,

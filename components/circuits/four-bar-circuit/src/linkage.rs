@@ -238,9 +238,10 @@ impl Linkage {
     /// error, about 1e-12 relative, enters the interpolant with the weight
     /// of a cell's width squared).
     fn node(&self, theta: f64) -> Result<table::Node, String> {
-        let (node, dc) = self.exact(theta)?;
+        let node = self.exact(theta)?;
+        let dc = node.c[1];
         let delta = 1e-3;
-        let dc_at = |t: f64| self.exact(t).map(|(_, dc)| dc);
+        let dc_at = |t: f64| self.exact(t).map(|n| n.c[1]);
         let (p1, m1) = (dc_at(theta + delta)?, dc_at(theta - delta)?);
         let (p2, m2) = (dc_at(theta + 2.0 * delta)?, dc_at(theta - 2.0 * delta)?);
         let d2c = (8.0 * (p1 - m1) - (p2 - m2)) / (12.0 * delta);
@@ -250,15 +251,21 @@ impl Linkage {
         })
     }
 
-    /// [`Linkage::node`] without d2C, and dC.
-    fn exact(&self, theta: f64) -> Result<(table::Node, f64), String> {
+    /// [`Linkage::node`] without d2C (left 0).
+    fn exact(&self, theta: f64) -> Result<table::Node, String> {
         let one = SVector::from([1.0]);
         let (kin, _) = self
             .mech
             .solve(&SVector::from([theta]), &one, &self.warm.guess(theta))?;
+        Ok(self.quantities(&kin))
+    }
+
+    /// [`Linkage::exact`] from kinematics solved at its crank angle (at any
+    /// rate: R and its derivatives do not depend on it).
+    fn quantities(&self, kin: &Kinematics<9, 1>) -> table::Node {
         let r = kin.r.column(0).into_owned();
-        let dr = self.mech.dr_dz(&kin, 0, 0);
-        let d2r = self.mech.d2r_dz2(&kin, &dr);
+        let dr = self.mech.dr_dz(kin, 0, 0);
+        let d2r = self.mech.d2r_dz2(kin, &dr);
         let (s, s1, s2) =
             self.mech
                 .distance_derivatives(&kin.q, &r, &dr, &self.pin_ground, &self.pin_rod);
@@ -267,15 +274,12 @@ impl Linkage {
         let mass = r.dot(&m.component_mul(&r));
         let c = r.dot(&m.component_mul(&dr));
         let dc = dr.dot(&m.component_mul(&dr)) + r.dot(&m.component_mul(&d2r));
-        Ok((
-            table::Node {
-                s: [s, s1, s2],
-                m: [mass, 2.0 * c, 2.0 * dc],
-                g: [r.dot(&qg), dr.dot(&qg), d2r.dot(&qg)],
-                c: [c, dc, 0.0],
-            },
-            dc,
-        ))
+        table::Node {
+            s: [s, s1, s2],
+            m: [mass, 2.0 * c, 2.0 * dc],
+            g: [r.dot(&qg), dr.dot(&qg), d2r.dot(&qg)],
+            c: [c, dc, 0.0],
+        }
     }
 
     /// What the rates need at crank angle θ and rate θ': interpolated in
@@ -384,33 +388,20 @@ impl Linkage {
 
     /// [`Linkage::eval`] and the θ derivatives: with `G = R^T Q_g` and
     /// `C = R^T M dR/dθ` (so that mass θ'' = G - C θ'^2 + F ds/dθ),
-    /// d(mass)/dθ = 2 C, dG/dθ = dR^T Q_g, dC/dθ = dR^T M dR + R^T M d2R.
+    /// d(mass)/dθ = 2 C, dG/dθ = dR^T Q_g, dC/dθ = dR^T M dR + R^T M d2R
+    /// ([`Linkage::quantities`], the same formulas as the table's).
     pub fn eval_with_derivatives(
         &self,
         theta: f64,
         omega: f64,
     ) -> Result<(LinkageEval, ThetaDerivatives), String> {
         let e = self.eval(theta, omega)?;
-        let r = e.kin.r.column(0).into_owned();
-        let dr = self.mech.dr_dz(&e.kin, 0, 0);
-        let d2r = self.mech.d2r_dz2(&e.kin, &dr);
-        let (_, _, dds) =
-            self.mech
-                .distance_derivatives(&e.kin.q, &r, &dr, &self.pin_ground, &self.pin_rod);
-        let m = self.mech.mass_diagonal();
-        let c = r.dot(&m.component_mul(&dr));
-        let dc = dr.dot(&m.component_mul(&dr)) + r.dot(&m.component_mul(&d2r));
-        let dg = dr.dot(&self.mech.gravity_forces());
-        let dmass = 2.0 * c;
-        let free = (dg - dc * omega * omega - e.theta_ddot_free * dmass) / e.mass;
-        Ok((
-            e,
-            ThetaDerivatives {
-                dds,
-                mass: dmass,
-                theta_ddot_free: free,
-            },
-        ))
+        let d = interpolated(
+            &table::Interpolated::at_node(&self.quantities(&e.kin)),
+            omega,
+        )
+        .1;
+        Ok((e, d))
     }
 
     /// The cylinder force that holds the linkage at rest at crank angle θ
@@ -430,11 +421,6 @@ impl Linkage {
     /// energy `q'^T M q' / 2` with `q' = R θ'`), J.
     pub fn energy_at(&self, q: &Coordinates, d: &Dynamics, omega: f64) -> f64 {
         0.5 * d.mass * omega * omega + self.mech.potential_energy(q)
-    }
-
-    /// Kinetic plus potential energy at the evaluated state, J.
-    pub fn energy(&self, e: &LinkageEval) -> f64 {
-        self.mech.kinetic_energy(&e.kin.qdot) + self.mech.potential_energy(&e.kin.q)
     }
 }
 

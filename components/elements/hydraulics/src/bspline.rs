@@ -329,14 +329,8 @@ impl BSplineCurve {
             };
         }
         let (t, k) = self.parameter_of(u);
-        let Some(bases) = BASES[self.n * 4 + self.degree].get() else {
-            // Not reached: new() fills the bases of every curve it builds.
-            let (_, y, du, dy) = self.at_parameter(t);
-            return CurvePoint {
-                value: y,
-                slope: if du > 0.0 { dy / du } else { 0.0 },
-            };
-        };
+        // (new() has filled them; this only reads them.)
+        let bases = BASES[self.n * 4 + self.degree].get_or_init(|| self.span_bases());
         // y(t) and dy/dt from the span's basis polynomials, du/dt from u's.
         let x = t - self.knots[k];
         let (mut y, mut dy) = (0.0, 0.0);

@@ -38,6 +38,18 @@ pub(super) struct Interpolated {
     pub c: [f64; 2],
 }
 
+impl Interpolated {
+    /// The quantities at a node itself.
+    pub fn at_node(n: &Node) -> Self {
+        Interpolated {
+            s: n.s,
+            m: [n.m[0], n.m[1]],
+            g: [n.g[0], n.g[1]],
+            c: [n.c[0], n.c[1]],
+        }
+    }
+}
+
 /// The nodes on the grid `first + i step`.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Table {
